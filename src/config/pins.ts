@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The versions of the third-party tools, read from the one file that pins them (tools/pins.json). */
+export interface Pins {
+  kubernetes: string;
+  etcd: string;
+  temporal: string;
+  helm: string;
+}
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export function readPins(): Pins {
+  return JSON.parse(readFileSync(path.join(repoRoot, 'tools', 'pins.json'), 'utf8')) as Pins;
+}
+
+/** Where tools/build.sh puts its builds; HELMFLOW_CACHE moves it. */
+export function cacheDir(): string {
+  return process.env.HELMFLOW_CACHE ?? path.join(homedir(), '.cache', 'helmflow');
+}
+
+export interface ToolPaths {
+  etcd: string;
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  kubectl: string;
+  helm: string;
+  temporal: string;
+}
+
+export function toolPaths(pins: Pins = readPins()): ToolPaths {
+  const tools = path.join(cacheDir(), 'tools');
+  const k8s = path.join(tools, `kubernetes-${pins.kubernetes}`);
+  return {
+    etcd: path.join(tools, `etcd-${pins.etcd}`, 'etcd'),
+    kubeApiserver: path.join(k8s, 'kube-apiserver'),
+    kubeControllerManager: path.join(k8s, 'kube-controller-manager'),
+    kubectl: path.join(k8s, 'kubectl'),
+    helm: path.join(tools, `helm-${pins.helm}`, 'helm'),
+    temporal: path.join(tools, `temporal-${pins.temporal}`, 'temporal'),
+  };
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds the third-party servers helmflow's embedded stack needs, from Go modules at the versions pinned in
+# tools/pins.json, into a cache outside the repo. Each tool lands in $HELMFLOW_CACHE/tools/<name>-<version>/,
+# so a pin change builds anew and a cached tool is skipped. Nothing is downloaded but Go modules.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${HELMFLOW_CACHE:-$HOME/.cache/helmflow}
+tools="$cache/tools"
+mkdir -p "$tools"
+
+if ! command -v go >/dev/null 2>&1; then
+  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
+    [ -x "$candidate" ] && PATH="$(dirname "$candidate"):$PATH" && break
+  done
+fi
+if ! command -v go >/dev/null 2>&1; then
+  echo "helmflow: the Go toolchain (go 1.24 or newer) is needed to build the pinned tools and was not found on PATH." >&2
+  echo "          Install it (Debian: apt-get install golang-go, or a release from the Go project) and run this again." >&2
+  exit 2
+fi
+export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
+
+pin() { node -e "process.stdout.write(require('$here/pins.json')['$1'])"; }
+k8s=$(pin kubernetes)
+etcd=$(pin etcd)
+temporal=$(pin temporal)
+helm=$(pin helm)
+
+step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+done_marker() { [ -f "$1/.complete" ]; }
+
+# builds one tool directory atomically: a half-built directory is never taken as cached.
+build_into() {
+  local name=$1 dir=$2
+  shift 2
+  if done_marker "$dir"; then
+    echo "helmflow: $name is cached in $dir"
+    return
+  fi
+  step "building $name into $dir (first build only; progress below)"
+  local start=$SECONDS
+  rm -rf "$dir.partial" && mkdir -p "$dir.partial"
+  "$@" "$dir.partial"
+  touch "$dir.partial/.complete"
+  rm -rf "$dir" && mv "$dir.partial" "$dir"
+  echo "helmflow: $name built in $((SECONDS - start))s"
+}
+
+build_temporal() { GOBIN="$1" go install -v "github.com/temporalio/cli/cmd/temporal@$temporal" 2>&1 | progress; }
+
+build_helm() {
+  GOBIN="$1" go install -v \
+    -ldflags "-X helm.sh/helm/v4/internal/version.version=$helm -X helm.sh/helm/v4/internal/version.gitTreeState=clean" \
+    "helm.sh/helm/v4/cmd/helm@$helm" 2>&1 | progress
+}
+
+# etcd's server module replaces its sibling modules with paths, so `go install` refuses it: a wrapper module
+# requires all of them at the pinned version instead.
+build_etcd() {
+  local out=$1 mod="$tools/.etcd-module-$etcd"
+  mkdir -p "$mod"
+  cat >"$mod/go.mod" <<GOMOD
+module helmflow.local/etcd
+go 1.24
+require (
+	go.etcd.io/etcd/server/v3 $etcd
+	go.etcd.io/etcd/api/v3 $etcd
+	go.etcd.io/etcd/client/pkg/v3 $etcd
+	go.etcd.io/etcd/client/v3 $etcd
+	go.etcd.io/etcd/pkg/v3 $etcd
+)
+GOMOD
+  (cd "$mod" && GOFLAGS="$GOFLAGS -mod=mod" go build -v -o "$out/etcd" go.etcd.io/etcd/server/v3 2>&1 | progress)
+}
+
+# Kubernetes replaces every staging module k8s.io/X with ./staging/src/k8s.io/X; the wrapper module pins each to
+# its published v0.<minor>.<patch> instead, and the ldflags make /version and `kubectl version` report the truth.
+build_kubernetes() {
+  local out=$1 mod="$tools/.kubernetes-module-$k8s"
+  local staging="v0.${k8s#v1.}"
+  mkdir -p "$mod"
+  local gomod
+  gomod=$(go mod download -json "k8s.io/kubernetes@$k8s" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.parse(s).GoMod))')
+  {
+    echo "module helmflow.local/kubernetes"
+    echo "go 1.24.0"
+    echo "require k8s.io/kubernetes $k8s"
+    grep -oE '^\s*k8s\.io/[a-z0-9-]+ => \./staging/src/k8s\.io/[a-z0-9-]+' "$gomod" |
+      awk -v v="$staging" '{print "replace " $1 " => " $1 " " v}'
+  } >"$mod/go.mod"
+  local minor=${k8s#v1.}
+  minor=${minor%%.*}
+  local pkg=k8s.io/component-base/version
+  local ld="-X $pkg.gitVersion=$k8s -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"
+  ld="$ld -X $pkg.buildDate=1970-01-01T00:00:00Z -X $pkg.gitCommit=helmflow-$k8s"
+  local cg=k8s.io/client-go/pkg/version
+  ld="$ld -X $cg.gitVersion=$k8s -X $cg.gitMajor=1 -X $cg.gitMinor=$minor -X $cg.gitTreeState=clean"
+  for cmd in kube-apiserver kube-controller-manager kubectl; do
+    (cd "$mod" && GOFLAGS="$GOFLAGS -mod=mod" go build -v -ldflags "$ld" -o "$out/$cmd" "k8s.io/kubernetes/cmd/$cmd" 2>&1 | progress)
+  done
+}
+
+# go -v names each package as it is compiled; print a count now and then so a long first build shows life.
+progress() {
+  awk '{ n++; if (n % 100 == 0) { printf "    ... %d packages\n", n; fflush() } } /error|cannot|missing/ { print; fflush() }
+       END { printf "    %d packages compiled\n", n }'
+  return "${PIPESTATUS[0]}"
+}
+
+build_into helm "$tools/helm-$helm" build_helm
+build_into temporal "$tools/temporal-$temporal" build_temporal
+build_into etcd "$tools/etcd-$etcd" build_etcd
+build_into kubernetes "$tools/kubernetes-$k8s" build_kubernetes
+echo "helmflow: tools ready in $tools"
