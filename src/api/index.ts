@@ -1,5 +1,7 @@
+export * from './base64.js';
 export * from './crd.js';
 export * from './crd-yaml.js';
+export * from './duration.js';
 export * from './group.js';
 export * from './helm-chart-schema.js';
 export * from './limits.js';
@@ -7,3 +9,4 @@ export * from './messages.js';
 export * from './reasons.js';
 export type { CelRule, OpenApiSchema, Schema, TypeOf } from './schema.js';
 export * from './types.js';
+export * from './validate.js';
