@@ -47,7 +47,10 @@ build_into() {
   echo "helmflow: $name built in $((SECONDS - start))s"
 }
 
-build_temporal() { GOBIN="$1" go install -v "github.com/temporalio/cli/cmd/temporal@$temporal" 2>&1 | progress; }
+build_temporal() {
+  GOBIN="$1" go install -v -ldflags "-X github.com/temporalio/cli/temporalcli.Version=${temporal#v}" \
+    "github.com/temporalio/cli/cmd/temporal@$temporal" 2>&1 | progress
+}
 
 build_helm() {
   GOBIN="$1" go install -v \
@@ -103,9 +106,8 @@ build_kubernetes() {
 
 # go -v names each package as it is compiled; print a count now and then so a long first build shows life.
 progress() {
-  awk '{ n++; if (n % 100 == 0) { printf "    ... %d packages\n", n; fflush() } } /error|cannot|missing/ { print; fflush() }
+  awk '{ n++; if (n % 100 == 0) { printf "    ... %d packages\n", n; fflush() } } /^go: |: (error|cannot|undefined)/ { print; fflush() }
        END { printf "    %d packages compiled\n", n }'
-  return "${PIPESTATUS[0]}"
 }
 
 build_into helm "$tools/helm-$helm" build_helm

@@ -1,0 +1,15 @@
+import path from 'node:path';
+
+/** One file per container run: <podDir>/logs/<container>/<restartCount>.log, as the kubelet keeps them. */
+export function containerLogFile(podDir: string, container: string, restartCount: number): string {
+  return path.join(podDir, 'logs', container, `${restartCount}.log`);
+}
+
+/** The last `n` lines of a log, keeping the trailing newline. */
+export function tailLines(text: string, n: number): string {
+  if (n <= 0) return '';
+  const lines = text.split('\n');
+  const trailing = lines[lines.length - 1] === '' ? lines.pop() : undefined;
+  const kept = lines.slice(-n).join('\n');
+  return trailing === undefined ? kept : kept + '\n';
+}

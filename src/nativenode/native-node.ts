@@ -1,0 +1,147 @@
+import { CoordinationV1Api, CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { readPins } from '../config/pins.js';
+import { isNotFound } from '../kube/client.js';
+import { kubeConfigFromFile } from '../kube/client.js';
+import { startLogServer } from './log-server.js';
+import { NodeRegistration } from './node-registration.js';
+import type { NativeNodeOptions } from './options.js';
+import { PodRuntime } from './pod-runtime.js';
+
+const informerRestartMs = 2_000;
+
+/**
+ * A minimal kubelet: binds pending pods to itself (there is no scheduler in the embedded stack) and runs the
+ * pods bound to it as host processes. Returns a function that stops it and every process it started.
+ */
+export async function runNativeNode(options: NativeNodeOptions, log: Logger): Promise<() => Promise<void>> {
+  const { layout, nodeName } = options;
+  const kc = kubeConfigFromFile(layout.nativeNodeKubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const runtimes = new Map<string, PodRuntime>();
+  const byName = new Map<string, PodRuntime>();
+
+  // Processes a previous run of this node left behind are stopped before any pod runs again.
+  for (const entry of readdirSync(layout.podsDir, { withFileTypes: true })) {
+    if (entry.isDirectory()) PodRuntime.killOrphans(path.join(layout.podsDir, entry.name));
+  }
+
+  const server = await startLogServer(
+    layout.ports.nativeNodeKubelet,
+    { cert: readFileSync(layout.kubeletCert, 'utf8'), key: readFileSync(layout.kubeletKey, 'utf8') },
+    {
+      logFile: (ns, pod, container, previous) => {
+        const runtime = byName.get(`${ns}/${pod}`);
+        const name = container ?? runtime?.firstContainer;
+        return name === undefined ? undefined : runtime?.logFile(name, previous);
+      },
+      isRunning: (ns, pod, container) => {
+        const runtime = byName.get(`${ns}/${pod}`);
+        const name = container ?? runtime?.firstContainer;
+        return name !== undefined && runtime?.isRunning(name) === true;
+      },
+    },
+    log,
+  );
+
+  const registration = new NodeRegistration(
+    core,
+    kc.makeApiClient(CoordinationV1Api),
+    nodeName,
+    layout.ports.nativeNodeKubelet,
+    readPins().kubernetes,
+    log,
+  );
+  await registration.register();
+
+  const bind = async (pod: V1Pod) => {
+    const { name = '', namespace = '' } = pod.metadata ?? {};
+    try {
+      await core.createNamespacedPodBinding({
+        name,
+        namespace,
+        body: { metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } },
+      });
+      log.info({ pod: `${namespace}/${name}` }, 'bound pod');
+    } catch (err) {
+      // Already bound by an earlier event, or gone: the next event tells.
+      log.debug({ err: (err as Error).message }, 'binding skipped');
+    }
+  };
+
+  const observe = (pod: V1Pod) => {
+    const uid = pod.metadata?.uid ?? '';
+    if (pod.spec?.nodeName === undefined || pod.spec.nodeName === '') {
+      if (pod.metadata?.deletionTimestamp === undefined) void bind(pod);
+      return;
+    }
+    if (pod.spec.nodeName !== nodeName) return;
+    let runtime = runtimes.get(uid);
+    if (runtime === undefined) {
+      if (pod.metadata?.deletionTimestamp !== undefined) {
+        // Never ran here (or ran before a restart): nothing to stop, let the object go.
+        core
+          .deleteNamespacedPod({
+            name: pod.metadata.name ?? '',
+            namespace: pod.metadata.namespace ?? '',
+            gracePeriodSeconds: 0,
+            body: { gracePeriodSeconds: 0, preconditions: { uid } },
+          })
+          .catch((err: unknown) => {
+            if (!isNotFound(err)) log.warn({ err }, 'could not delete pod');
+          });
+        return;
+      }
+      runtime = new PodRuntime(pod, core, options, log);
+      runtimes.set(uid, runtime);
+      byName.set(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`, runtime);
+      void runtime.start();
+      return;
+    }
+    runtime.update(pod);
+  };
+
+  const forget = (pod: V1Pod) => {
+    const uid = pod.metadata?.uid ?? '';
+    const runtime = runtimes.get(uid);
+    if (runtime === undefined) return;
+    runtimes.delete(uid);
+    const key = `${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`;
+    if (byName.get(key) === runtime) byName.delete(key);
+    void runtime.terminate('gone').then(() => {
+      runtime.cleanUp();
+    });
+  };
+
+  const informer = makeInformer<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces());
+  informer.on('add', observe);
+  informer.on('update', observe);
+  informer.on('delete', forget);
+  let stopped = false;
+  informer.on('error', (err: unknown) => {
+    if (stopped) return;
+    log.warn({ err: (err as Error | undefined)?.message }, 'pod watch failed; restarting');
+    setTimeout(() => {
+      if (!stopped)
+        void informer.start().catch((e: unknown) => {
+          log.warn({ err: e }, 'pod watch restart failed');
+        });
+    }, informerRestartMs);
+  });
+  await informer.start();
+  log.info({ node: nodeName }, 'native node ready');
+
+  return async () => {
+    stopped = true;
+    await informer.stop();
+    registration.stop();
+    await Promise.all([...runtimes.values()].map((r) => r.terminate('shutdown')));
+    await new Promise<void>((resolve) =>
+      server.close(() => {
+        resolve();
+      }),
+    );
+  };
+}

@@ -1,0 +1,11 @@
+import type { StackLayout } from '../devstack/layout.js';
+
+export interface NativeNodeOptions {
+  layout: StackLayout;
+  nodeName: string;
+  /** How often a pod whose binary is missing is checked again. */
+  recheckSeconds: number;
+}
+
+/** The node's identity as seen by pods and by the events it records. */
+export const nodeComponent = 'helmflow-native-node';
