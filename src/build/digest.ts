@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import {
+  DEFAULT_DRIVER,
+  DEFAULT_FAILURE_POLICY,
+  readsSecret,
+  type HelmChart,
+  type HelmChartConfig,
+  type SecretData,
+  type ValuesSecret,
+} from '../api/index.js';
+import { canonicalJson } from './canonical-json.js';
+import { resolveOptions, type BuildOptions } from './options.js';
+import { jobImage } from './pod.js';
+
+/**
+ * The digest of a chart's desired state: it changes when, and only when, something that must rerun the install
+ * changes. That is
+ * - the HelmChart spec (seed: "the Job is replaced when the HelmChart spec ... changes"), with k3s's omitempty
+ *   reading: an unset field, an empty one and its default are the same;
+ * - the whole HelmChartConfig spec. The seed names valuesContent, failurePolicy and forceConflicts; values and
+ *   valuesSecrets are the same overlay as valuesContent, and serverSide changes the helm command line, so each
+ *   of them must rerun the install as well. Its metadata does not count;
+ * - the data of the keys read from values Secrets, except Secrets marked ignoreUpdates (k3s semantics: their
+ *   changes do not trigger an upgrade). Keys a chart does not read do not count;
+ * - the job image, when it comes from the operator's default rather than the spec.
+ * Names, labels, annotations and the generation do not count: they do not change what helm does.
+ */
+export function desiredDigest(
+  chart: HelmChart,
+  config: HelmChartConfig | undefined,
+  secrets: SecretData,
+  options: BuildOptions = {},
+): string {
+  const state = {
+    v: 1,
+    spec: chartSpecState(chart),
+    config: config === undefined ? null : configSpecState(config),
+    secrets: secretState(chart, config, secrets),
+    jobImage: jobImage(chart, resolveOptions(options)),
+  };
+  return createHash('sha256').update(canonicalJson(state)).digest('hex');
+}
+
+/** unset, null, '', false, [] and {} all mean "not set" to k3s's Go types (omitempty). */
+function isUnset(value: unknown): boolean {
+  if (value === undefined || value === null || value === '' || value === false) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  return typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+function withoutUnset(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => !isUnset(v)));
+}
+
+function valuesSecretsState(list: readonly ValuesSecret[] | undefined): unknown {
+  return (list ?? []).map((entry) => withoutUnset(entry));
+}
+
+function chartSpecState(chart: HelmChart): unknown {
+  const spec = chart.spec;
+  return withoutUnset({
+    ...spec,
+    failurePolicy: spec.failurePolicy ?? DEFAULT_FAILURE_POLICY,
+    driver: spec.driver ?? DEFAULT_DRIVER,
+    valuesSecrets: valuesSecretsState(spec.valuesSecrets),
+  });
+}
+
+/** A HelmChartConfig that sets nothing changes nothing helm does, so it reads as no HelmChartConfig (null). */
+function configSpecState(config: HelmChartConfig): unknown {
+  const spec = config.spec ?? {};
+  const { forceConflicts, ...rest } = spec;
+  // An explicit forceConflicts: false overrides the HelmChart's true, so false is kept here.
+  const state = {
+    ...withoutUnset({ ...rest, valuesSecrets: valuesSecretsState(spec.valuesSecrets) }),
+    ...(forceConflicts === undefined ? {} : { forceConflicts }),
+  };
+  return Object.keys(state).length === 0 ? null : state;
+}
+
+function secretState(chart: HelmChart, config: HelmChartConfig | undefined, secrets: SecretData): unknown[] {
+  const lists: [string, readonly ValuesSecret[]][] = [
+    ['HelmChart', chart.spec.valuesSecrets ?? []],
+    ['HelmChartConfig', config?.spec?.valuesSecrets ?? []],
+  ];
+  const out: unknown[] = [];
+  for (const [owner, list] of lists) {
+    for (const entry of list) {
+      if (!readsSecret(chart.metadata.name, entry) || entry.ignoreUpdates === true) continue;
+      const data = secrets[entry.name];
+      const keys = Object.fromEntries((entry.keys ?? []).map((key) => [key, data?.[key] ?? null]));
+      out.push({ owner, name: entry.name, exists: data !== undefined, keys });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+import { setArgs } from './set-args.js';
+import type { Settings } from './settings.js';
+import type { ChartSource } from './source.js';
+import type { ValuesFile } from './values-files.js';
+
+/**
+ * `helm upgrade --install` as DESIGN.md "The Job" spells it. Every path is relative to the container's working
+ * directory, so the native node can run the same arguments with the volumes materialised in its sandbox. Values
+ * only ever appear as file paths, never as text.
+ */
+export function installArgs(
+  settings: Settings,
+  source: ChartSource,
+  files: readonly ValuesFile[],
+  set: Readonly<Record<string, number | string>> | undefined,
+): string[] {
+  const args = ['upgrade', '--install', settings.release, source.ref, '--namespace', settings.targetNamespace];
+  if (settings.createNamespace) args.push('--create-namespace');
+  if (source.kind === 'repo') args.push('--repo', source.repo);
+  if ((source.kind === 'repo' || source.kind === 'oci') && source.version !== undefined) {
+    args.push('--version', source.version);
+  }
+  args.push('--wait', '--timeout', settings.timeout);
+  if (settings.takeOwnership) args.push('--take-ownership');
+  if (settings.serverSide !== undefined) args.push(`--server-side=${settings.serverSide}`);
+  // Forcing conflicts only means something with server-side apply; klipper-helm drops it for "false" too.
+  if (settings.forceConflicts && settings.serverSide !== 'false') args.push('--force-conflicts');
+  for (const file of files) args.push('--values', file.path);
+  args.push(...setArgs(set));
+  return args;
+}
+
+/** `helm uninstall`; --ignore-not-found so deleting a chart that never installed succeeds. */
+export function uninstallArgs(settings: Settings): string[] {
+  return [
+    'uninstall',
+    settings.release,
+    '--namespace',
+    settings.targetNamespace,
+    '--ignore-not-found',
+    '--wait',
+    '--timeout',
+    settings.timeout,
+  ];
+}

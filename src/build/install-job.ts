@@ -1,0 +1,72 @@
+import type { V1Job } from '@kubernetes/client-node';
+import type { HelmChart, HelmChartConfig } from '../api/index.js';
+import { installArgs } from './helm-args.js';
+import { EGRESS_ANNOTATION, actionLabelKey, chartLabels, digestAnnotationKey } from './labels.js';
+import { chartContentConfigMapName, installJobName, valuesSecretName } from './names.js';
+import type { ResolvedOptions } from './options.js';
+import { ownerReference } from './owner.js';
+import { helmPodSpec, type JobVolume } from './pod.js';
+import { settingsOf } from './settings.js';
+import { CHART_DIR, chartSource, fetchesChart } from './source.js';
+import { VALUES_DIR, type ValuesFile } from './values-files.js';
+
+function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
+  const volumes: JobVolume[] = [
+    {
+      volume: { name: 'values', secret: { secretName: valuesSecretName(chart.metadata.name), defaultMode: 0o444 } },
+      dir: VALUES_DIR,
+      readOnly: true,
+    },
+  ];
+  if (withContent) {
+    volumes.push({
+      volume: {
+        name: 'chart',
+        configMap: { name: chartContentConfigMapName(chart.metadata.name), defaultMode: 0o444 },
+      },
+      dir: CHART_DIR,
+      readOnly: true,
+    });
+  }
+  return volumes;
+}
+
+/**
+ * helm-install-<name>: `helm upgrade --install` with the values Secret (and the chart archive, for chartContent)
+ * mounted. Retries under backoffLimit and is stopped after twice the timeout, so a broken chart cannot keep
+ * spawning pods. Only a Job that fetches its chart carries the egress annotation.
+ */
+export function installJob(
+  chart: HelmChart,
+  config: HelmChartConfig | undefined,
+  files: readonly ValuesFile[],
+  digest: string,
+  options: ResolvedOptions,
+): V1Job {
+  const { group } = options;
+  const settings = settingsOf(chart, config);
+  const source = chartSource(chart.spec);
+  const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
+  const egress: Record<string, string> = fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
+  const args = installArgs(settings, source, files, chart.spec.set);
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: installJobName(chart.metadata.name),
+      namespace: chart.metadata.namespace,
+      labels,
+      annotations: { ...egress, [digestAnnotationKey(group)]: digest },
+      ownerReferences: [ownerReference(chart, group)],
+    },
+    spec: {
+      backoffLimit: settings.backoffLimit,
+      activeDeadlineSeconds: settings.activeDeadlineSeconds,
+      template: {
+        // The pod carries the egress annotation too: network policy acts on pods.
+        metadata: { labels: { ...labels }, annotations: { ...egress } },
+        spec: helmPodSpec(chart, settings, options, args, installVolumes(chart, source.kind === 'content')),
+      },
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import type { ApiGroup, HelmChart } from '../api/index.js';
+
+/** Marks Jobs that fetch a chart from the network, so they may reach the internet (seed: Network Access). */
+export const EGRESS_ANNOTATION = 'k3sm.io/internet-egress';
+
+export const MANAGED_BY = 'helmflow';
+
+/** Label and annotation keys live under the served group, as k3s's `helmcharts.helm.cattle.io/chart` does. */
+export function chartLabelKey(group: ApiGroup): string {
+  return `helmcharts.${group}/chart`;
+}
+
+/** The owner's UID, so objects of a deleted-and-recreated HelmChart of the same name are told apart. */
+export function uidLabelKey(group: ApiGroup): string {
+  return `helmcharts.${group}/uid`;
+}
+
+/** install or delete, so one selector finds either Job. */
+export function actionLabelKey(group: ApiGroup): string {
+  return `helmcharts.${group}/action`;
+}
+
+/** The digest of the desired state a Job was built from (see digest.ts). */
+export function digestAnnotationKey(group: ApiGroup): string {
+  return `helmcharts.${group}/digest`;
+}
+
+export function chartLabels(chart: HelmChart, group: ApiGroup): Record<string, string> {
+  return {
+    'app.kubernetes.io/managed-by': MANAGED_BY,
+    [chartLabelKey(group)]: chart.metadata.name,
+    [uidLabelKey(group)]: chart.metadata.uid,
+  };
+}
+
+/** A label selector for every Job (and other object) built for this HelmChart. */
+export function chartSelector(chart: HelmChart, group: ApiGroup): string {
+  return `${chartLabelKey(group)}=${chart.metadata.name},${uidLabelKey(group)}=${chart.metadata.uid}`;
+}

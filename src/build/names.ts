@@ -1,0 +1,14 @@
+/** The names of a HelmChart's objects: a contract with k3s users (seed 000), so never change them. */
+
+export const serviceAccountName = (chartName: string): string => `helm-${chartName}`;
+
+export const clusterRoleBindingName = (namespace: string, chartName: string): string =>
+  `helm-${namespace}-${chartName}`;
+
+export const valuesSecretName = (chartName: string): string => `chart-values-${chartName}`;
+
+export const chartContentConfigMapName = (chartName: string): string => `chart-content-${chartName}`;
+
+export const installJobName = (chartName: string): string => `helm-install-${chartName}`;
+
+export const deleteJobName = (chartName: string): string => `helm-delete-${chartName}`;

@@ -1,0 +1,90 @@
+import type { V1Container, V1EnvVar, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { HelmChart } from '../api/index.js';
+import { BOOTSTRAP_NODE_SELECTOR, bootstrapEnv, bootstrapTolerations } from './bootstrap.js';
+import { serviceAccountName } from './names.js';
+import type { ResolvedOptions } from './options.js';
+import { containerSecurityContext, podSecurityContext } from './security.js';
+import type { Settings } from './settings.js';
+
+/**
+ * The container's working directory. Every path helm is given (values files, chart archive, its own state) is
+ * relative to it, so the native node can run the same command with the volumes materialised in a sandbox.
+ */
+export const WORKING_DIR = '/home/helm';
+
+/** helm's writable state: the root filesystem is read-only. Relative, like every other path. */
+const HELM_STATE_DIR = '.helm';
+const TMP_DIR = 'tmp';
+
+export interface JobVolume {
+  volume: V1Volume;
+  /** Relative to WORKING_DIR. */
+  dir: string;
+  readOnly: boolean;
+}
+
+export function emptyDirVolume(name: string, dir: string): JobVolume {
+  return { volume: { name, emptyDir: {} }, dir, readOnly: false };
+}
+
+function stateVolumes(): JobVolume[] {
+  return [emptyDirVolume('helm-state', HELM_STATE_DIR), emptyDirVolume('tmp', TMP_DIR)];
+}
+
+function helmEnv(settings: Settings): V1EnvVar[] {
+  return [
+    { name: 'HELM_DRIVER', value: settings.driver },
+    { name: 'HELM_CACHE_HOME', value: `${HELM_STATE_DIR}/cache` },
+    { name: 'HELM_CONFIG_HOME', value: `${HELM_STATE_DIR}/config` },
+    { name: 'HELM_DATA_HOME', value: `${HELM_STATE_DIR}/data` },
+    { name: 'TMPDIR', value: TMP_DIR },
+  ];
+}
+
+export function jobImage(chart: HelmChart, options: ResolvedOptions): string {
+  const own = chart.spec.jobImage?.trim() ?? '';
+  return own === '' ? options.jobImage : own;
+}
+
+/** The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. */
+export function helmPodSpec(
+  chart: HelmChart,
+  settings: Settings,
+  options: ResolvedOptions,
+  args: string[],
+  volumes: readonly JobVolume[],
+): V1PodSpec {
+  const all = [...volumes, ...stateVolumes()];
+  const mounts: V1VolumeMount[] = all.map(({ volume, dir, readOnly }) => ({
+    name: volume.name,
+    mountPath: `${WORKING_DIR}/${dir}`,
+    ...(readOnly ? { readOnly: true } : {}),
+  }));
+  const container: V1Container = {
+    name: 'helm',
+    image: jobImage(chart, options),
+    imagePullPolicy: 'IfNotPresent',
+    command: ['helm'],
+    args,
+    workingDir: WORKING_DIR,
+    env: [...helmEnv(settings), ...(settings.bootstrap ? bootstrapEnv(options.apiServerPort) : [])],
+    securityContext: containerSecurityContext(chart.spec),
+    volumeMounts: mounts,
+  };
+  const pod: V1PodSpec = {
+    serviceAccountName: serviceAccountName(chart.metadata.name),
+    // helm talks to the apiserver with this token; the native node turns it into a kubeconfig.
+    automountServiceAccountToken: true,
+    restartPolicy: 'OnFailure',
+    priorityClassName: 'system-cluster-critical',
+    securityContext: podSecurityContext(chart.spec),
+    containers: [container],
+    volumes: all.map((v) => v.volume),
+  };
+  if (settings.bootstrap) {
+    pod.hostNetwork = true;
+    pod.nodeSelector = { ...BOOTSTRAP_NODE_SELECTOR };
+    pod.tolerations = bootstrapTolerations();
+  }
+  return pod;
+}
