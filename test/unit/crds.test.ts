@@ -12,6 +12,7 @@ import {
   helmChartConfigCrd,
   helmChartCrd,
   renderCrdsYaml,
+  type HelmChartSpec,
   type OpenApiSchema,
 } from '../../src/api/index.js';
 
@@ -184,5 +185,24 @@ describe('HelmChartConfig CRD', () => {
     );
     // A default would make every HelmChartConfig override the HelmChart's failurePolicy.
     expect(field(spec, 'failurePolicy').default).toBeUndefined();
+  });
+});
+
+describe('types inferred from the schema', () => {
+  it('follow the enums and shapes the CRD enforces', () => {
+    const spec: HelmChartSpec = {
+      failurePolicy: 'abort',
+      serverSide: 'auto',
+      driver: 'configmap',
+      set: { replicas: 1, message: 'hi' },
+      valuesSecrets: [{ name: 's', keys: ['k'], ignoreUpdates: true }],
+    };
+    // @ts-expect-error failurePolicy is an enum in the schema
+    const badPolicy: HelmChartSpec = { failurePolicy: 'sometimes' };
+    // @ts-expect-error serverSide is a string enum, as in k3s, not a boolean
+    const badServerSide: HelmChartSpec = { serverSide: true };
+    // @ts-expect-error set values are integers or strings
+    const badSet: HelmChartSpec = { set: { a: true } };
+    expect([spec, badPolicy, badServerSide, badSet]).toHaveLength(4);
   });
 });
