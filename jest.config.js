@@ -9,6 +9,8 @@ const common = {
 };
 
 export default {
+  // The e2e tests wait on a real cluster; each wait has its own, shorter deadline.
+  testTimeout: 240_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...common, displayName: 'workflow', testMatch: ['<rootDir>/test/workflow/**/*.test.ts'] },

@@ -1,7 +1,5 @@
-import { stopStack } from '../../src/devstack/stack.js';
-import { testLayout, testLog } from './support/stack.js';
+import { execFileSync } from 'node:child_process';
 
-/** Stops the test stack; its state directory (logs included) stays for a post-mortem until the next run. */
-export default async function globalTeardown(): Promise<void> {
-  await stopStack(testLayout(), testLog);
+export default function globalTeardown(): void {
+  execFileSync('npx', ['tsx', 'test/e2e/support/test-stack.ts', 'stop'], { stdio: 'inherit' });
 }
