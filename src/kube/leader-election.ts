@@ -1,0 +1,313 @@
+import {
+  CoordinationV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type KubeConfig,
+  type V1Lease,
+} from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { isConflict, isNotFound } from './client.js';
+
+/**
+ * Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: only one controller
+ * watches and signals at a time (seed 000, "What Runs"). Every write carries the resourceVersion that was read,
+ * so two candidates racing for a free Lease cannot both win. Expiry is judged by this process's own clock from
+ * the moment it last saw the record change, never by comparing the holder's timestamps with ours, so clock skew
+ * between servers cannot hand the Lease over early.
+ */
+
+export const DEFAULT_LEASE_NAMESPACE = 'kube-system';
+export const DEFAULT_LEASE_NAME = 'k3sm-helm-controller';
+
+export interface LeaderElectionOptions {
+  kubeConfig: KubeConfig;
+  namespace?: string;
+  name?: string;
+  /** Who holds the Lease; unique per process. Default: hostname_pid_random. */
+  identity?: string;
+  /** How long others wait, from the last renewal they saw, before taking over. Default 15. */
+  leaseDurationSeconds?: number;
+  /** How often the leader renews. Default 5000. */
+  renewIntervalMs?: number;
+  /** The leader steps down when no renewal succeeded for this long; below the lease duration. Default 10000. */
+  renewDeadlineMs?: number;
+  /** How often a candidate tries, and a failing leader retries. Default 2000. */
+  retryPeriodMs?: number;
+  logger?: Logger;
+  /** Leadership began; `signal` aborts when it ends, so work started here can stop with it. */
+  onStartedLeading?: (signal: AbortSignal) => void;
+  onStoppedLeading?: () => void;
+  /** The observed holder changed (undefined: nobody holds it). */
+  onNewLeader?: (identity: string | undefined) => void;
+}
+
+export interface LeaseAttempt {
+  /** Whether this candidate holds the Lease after the attempt. */
+  leading: boolean;
+  /** The holder seen (after our write, if any). */
+  holder: string | undefined;
+  error?: unknown;
+}
+
+export interface LeaderElectorEvents {
+  startedLeading: [signal: AbortSignal];
+  stoppedLeading: [];
+  newLeader: [identity: string | undefined];
+  attempt: [attempt: LeaseAttempt];
+}
+
+export function defaultIdentity(): string {
+  return `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** A MicroTime as the apiserver parses it: RFC 3339 with exactly six fractional digits. */
+export function microTime(date: Date): string {
+  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+interface Observed {
+  holder: string | undefined;
+  renewTime: string | undefined;
+  leaseDurationSeconds: number;
+  /** Our clock when we saw this record first. */
+  seenAt: number;
+}
+
+export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
+  readonly identity: string;
+  readonly namespace: string;
+  readonly name: string;
+  private readonly api: CoordinationV1Api;
+  private readonly leaseDurationSeconds: number;
+  private readonly renewIntervalMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private readonly log: Logger | undefined;
+  private observed: Observed | undefined;
+  private leading = false;
+  private leadership: AbortController | undefined;
+  private lastRenewal = 0;
+  private stopper: AbortController | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: LeaderElectionOptions) {
+    super();
+    this.identity = options.identity ?? defaultIdentity();
+    this.namespace = options.namespace ?? DEFAULT_LEASE_NAMESPACE;
+    this.name = options.name ?? DEFAULT_LEASE_NAME;
+    this.leaseDurationSeconds = options.leaseDurationSeconds ?? 15;
+    this.renewIntervalMs = options.renewIntervalMs ?? 5_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+    this.log = options.logger?.child({ lease: `${this.namespace}/${this.name}`, identity: this.identity });
+    // The leader must give up before anyone else may consider the Lease expired.
+    if (this.renewDeadlineMs >= this.leaseDurationSeconds * 1000) {
+      throw new Error('renewDeadlineMs must be shorter than leaseDurationSeconds');
+    }
+    if (this.renewIntervalMs >= this.renewDeadlineMs) {
+      throw new Error('renewIntervalMs must be shorter than renewDeadlineMs');
+    }
+    this.api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The holder this candidate saw last. */
+  get observedHolder(): string | undefined {
+    return this.observed?.holder;
+  }
+
+  /** Starts campaigning in the background; idempotent. */
+  start(): void {
+    if (this.loop !== undefined) return;
+    this.stopper = new AbortController();
+    this.loop = this.run(this.stopper.signal);
+  }
+
+  /**
+   * Stops campaigning. A leader releases the Lease (clears the holder, a 1s duration) so a successor takes
+   * over at its next retry instead of after the full lease duration.
+   */
+  async stop(): Promise<void> {
+    if (this.loop === undefined) return;
+    this.stopper?.abort();
+    await this.loop;
+    this.loop = undefined;
+    // Released even when not (yet) leading: an attempt cut short by stop() may have won the Lease already.
+    await this.release();
+    this.stepDown('shutting down');
+  }
+
+  private async run(stop: AbortSignal): Promise<void> {
+    // A function, not the property, so the compiler does not assume `aborted` cannot change across an await.
+    const stopped = (): boolean => stop.aborted;
+    while (!stopped()) {
+      const attempt = await this.tryAcquireOrRenew();
+      if (stopped()) break;
+      this.emit('attempt', attempt);
+      if (attempt.leading) {
+        this.lastRenewal = Date.now();
+        if (!this.leading) this.startLeading();
+      } else if (this.leading) {
+        // Someone else holds it now, or renewals have failed for too long: stop acting before they start.
+        const lost = attempt.holder !== undefined && attempt.holder !== this.identity && attempt.error === undefined;
+        if (lost) this.stepDown(`lease taken by ${attempt.holder}`);
+        else if (Date.now() - this.lastRenewal >= this.renewDeadlineMs) {
+          this.stepDown(`no renewal succeeded within ${this.renewDeadlineMs} ms`);
+        }
+      }
+      const wait = this.leading && attempt.leading ? this.renewIntervalMs : this.retryPeriodMs;
+      await delay(wait, undefined, { signal: stop }).catch(() => undefined);
+    }
+  }
+
+  private startLeading(): void {
+    this.leading = true;
+    this.leadership = new AbortController();
+    this.log?.info('started leading');
+    const signal = this.leadership.signal;
+    this.options.onStartedLeading?.(signal);
+    this.emit('startedLeading', signal);
+  }
+
+  private stepDown(why: string): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.leadership?.abort();
+    this.leadership = undefined;
+    this.log?.warn({ why }, 'stopped leading');
+    this.options.onStoppedLeading?.();
+    this.emit('stoppedLeading');
+  }
+
+  private observe(lease: V1Lease): void {
+    const holder = nonEmpty(lease.spec?.holderIdentity);
+    const renewTime = wireTime(lease.spec?.renewTime);
+    const previous = this.observed;
+    if (previous === undefined || previous.holder !== holder || previous.renewTime !== renewTime) {
+      this.observed = {
+        holder,
+        renewTime,
+        leaseDurationSeconds: lease.spec?.leaseDurationSeconds ?? this.leaseDurationSeconds,
+        seenAt: Date.now(),
+      };
+    }
+    if (previous?.holder !== holder) {
+      this.log?.info({ holder }, 'lease holder observed');
+      this.options.onNewLeader?.(holder);
+      this.emit('newLeader', holder);
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<LeaseAttempt> {
+    const now = new Date();
+    let lease: V1Lease;
+    try {
+      lease = await this.api.readNamespacedLease({ name: this.name, namespace: this.namespace });
+    } catch (err) {
+      if (!isNotFound(err)) return this.failed(err);
+      return this.create(now);
+    }
+    this.observe(lease);
+    const observed = this.observed;
+    const holder = observed?.holder;
+    const held = holder !== undefined && holder !== this.identity;
+    if (held && observed !== undefined && Date.now() < observed.seenAt + observed.leaseDurationSeconds * 1000) {
+      return { leading: false, holder };
+    }
+    const acquiring = holder !== this.identity;
+    const patch = {
+      metadata: { resourceVersion: lease.metadata?.resourceVersion },
+      spec: {
+        holderIdentity: this.identity,
+        leaseDurationSeconds: this.leaseDurationSeconds,
+        renewTime: microTime(now),
+        ...(acquiring
+          ? { acquireTime: microTime(now), leaseTransitions: (lease.spec?.leaseTransitions ?? 0) + 1 }
+          : {}),
+      },
+    };
+    try {
+      const updated = await this.patch(patch);
+      this.observe(updated);
+      if (acquiring) this.log?.info({ previous: holder }, 'acquired lease');
+      return { leading: true, holder: this.identity };
+    } catch (err) {
+      // A conflict means another candidate wrote first: it is theirs until we see it expire.
+      if (isConflict(err)) return { leading: false, holder };
+      return this.failed(err);
+    }
+  }
+
+  private async create(now: Date): Promise<LeaseAttempt> {
+    try {
+      const created = await this.api.createNamespacedLease({
+        namespace: this.namespace,
+        body: {
+          metadata: { name: this.name, namespace: this.namespace },
+          spec: {
+            holderIdentity: this.identity,
+            leaseDurationSeconds: this.leaseDurationSeconds,
+            // The typed model wants a Date; the apiserver wants six fractional digits, which the string carries.
+            acquireTime: microTime(now) as unknown as Date,
+            renewTime: microTime(now) as unknown as Date,
+            leaseTransitions: 0,
+          },
+        },
+      });
+      this.observe(created);
+      this.log?.info('created and acquired lease');
+      return { leading: true, holder: this.identity };
+    } catch (err) {
+      if (isConflict(err)) return { leading: false, holder: undefined };
+      return this.failed(err);
+    }
+  }
+
+  private failed(error: unknown): LeaseAttempt {
+    this.log?.warn({ err: error }, 'lease attempt failed');
+    return { leading: false, holder: this.observed?.holder, error };
+  }
+
+  private patch(body: object): Promise<V1Lease> {
+    return this.api.patchNamespacedLease(
+      { name: this.name, namespace: this.namespace, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** Clears the holder only if it is still ours; a write that conflicts means it already is not. */
+  private async release(): Promise<void> {
+    try {
+      const lease = await this.api.readNamespacedLease({ name: this.name, namespace: this.namespace });
+      if (lease.spec?.holderIdentity !== this.identity) return;
+      await this.patch({
+        metadata: { resourceVersion: lease.metadata?.resourceVersion },
+        spec: { holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(new Date()) },
+      });
+      this.log?.info('released lease');
+    } catch (err) {
+      // Not fatal: the Lease then expires after its duration, as after a crash.
+      this.log?.warn({ err }, 'could not release lease');
+    }
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/**
+ * client-node types MicroTime fields as Dates but hands them over as the apiserver's strings (the model has
+ * no deserializer for them); either way this is the text to compare.
+ */
+export function wireTime(value: unknown): string | undefined {
+  if (value instanceof Date) return microTime(value);
+  return typeof value === 'string' ? value : undefined;
+}
