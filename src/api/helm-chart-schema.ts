@@ -199,6 +199,7 @@ export const helmChartStatusSchema = object({
   conditions: listMap(helmChartConditionSchema, ['type']),
   observedGeneration: integer({ description: 'The generation the status describes.' }),
   digest: string({ description: 'Digest of the desired state last applied.' }),
+  phase: string({ description: 'Pending, Installing, Installed, Failed, Backoff, Paused or Deleting.' }),
 });
 
 export const helmChartConfigSpecSchema = object(

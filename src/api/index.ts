@@ -10,3 +10,4 @@ export * from './reasons.js';
 export type { CelRule, OpenApiSchema, Schema, TypeOf } from './schema.js';
 export * from './types.js';
 export * from './validate.js';
+export * from './finalizer.js';

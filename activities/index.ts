@@ -1,0 +1,57 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { planInstall, type BuildOptions } from '../src/build/index.js';
+import type { ApiGroup } from '../src/api/index.js';
+import { readInstallInput } from './charts.js';
+import { clientsFor, type ActivityDeps } from './deps.js';
+import { recordEvent, recordInstallFailure, recordUninstallFailure } from './events.js';
+import { ensureIdentity, ensureInstallInputs, removeInstallObjects } from './identity.js';
+import { JobWatcher } from './job-watcher.js';
+import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
+import { releaseFinalizer, setStatus } from './status.js';
+import type { ChartActivities, ChartTarget, Inspection } from './types.js';
+
+export interface ActivitiesConfig {
+  kubeConfig: KubeConfig;
+  group: ApiGroup;
+  build: BuildOptions;
+  log: Logger;
+}
+
+async function inspectChart(deps: ActivityDeps, target: ChartTarget): Promise<Inspection> {
+  const input = await readInstallInput(deps, target);
+  if (input === undefined) return { state: 'gone' };
+  const plan = planInstall(input, { ...deps.build, group: deps.group });
+  return {
+    state: 'present',
+    generation: input.chart.metadata.generation ?? 0,
+    deleting: input.chart.metadata.deletionTimestamp !== undefined,
+    refusal: plan.ok ? undefined : plan.refusal,
+  };
+}
+
+/** The chart workflow's activities, bound to one worker's clients and its shared Job watch. */
+export function createActivities(config: ActivitiesConfig): {
+  activities: ChartActivities;
+  close: () => Promise<void>;
+} {
+  const clients = clientsFor(config.kubeConfig);
+  const jobs = new JobWatcher(config.kubeConfig, clients.batch, config.log);
+  const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs };
+  const activities: ChartActivities = {
+    inspectChart: (target) => inspectChart(deps, target),
+    ensureIdentity: (target) => ensureIdentity(deps, target),
+    ensureInstallInputs: (target) => ensureInstallInputs(deps, target),
+    startInstallJob: (target, attempt) => startInstallJob(deps, target, attempt),
+    awaitJob: (ref, job) => awaitJob(deps, ref, job),
+    deleteJob: (ref, jobName) => deleteJob(deps, ref, jobName),
+    setStatus: (target, update) => setStatus(deps, target, update),
+    recordEvent: (target, event) => recordEvent(deps, target, event),
+    recordInstallFailure: (target, jobName, reason) => recordInstallFailure(deps, target, jobName, reason),
+    startDeleteJob: (target) => startDeleteJob(deps, target),
+    recordUninstallFailure: (target, jobName, reason) => recordUninstallFailure(deps, target, jobName, reason),
+    removeInstallObjects: (target) => removeInstallObjects(deps, target),
+    releaseFinalizer: (target) => releaseFinalizer(deps, target),
+  };
+  return { activities, close: () => jobs.stop() };
+}

@@ -1,0 +1,134 @@
+import { Context } from '@temporalio/activity';
+import type { V1Job } from '@kubernetes/client-node';
+import { buildDelete, buildInstall, digestAnnotationKey, uidLabelKey } from '../src/build/index.js';
+import { waitFor } from '../src/devstack/wait.js';
+import { isConflict, isNotFound } from '../src/kube/client.js';
+import type { ChartRef } from '../workflows/contract.js';
+import { readChart, readInstallInput } from './charts.js';
+import type { ActivityDeps } from './deps.js';
+import type { ChartTarget, JobOutcome, StartedJob } from './types.js';
+
+const attemptAnnotationKey = (deps: ActivityDeps) => `helmcharts.${deps.group}/attempt`;
+
+function started(deps: ActivityDeps, job: V1Job): StartedJob {
+  return {
+    jobName: job.metadata?.name ?? '',
+    jobUid: job.metadata?.uid ?? '',
+    digest: job.metadata?.annotations?.[digestAnnotationKey(deps.group)] ?? '',
+    deadlineSeconds: job.spec?.activeDeadlineSeconds ?? 600,
+  };
+}
+
+/** Deletes the Job and its pods (foreground) and returns once the Job object is gone. */
+export async function deleteJobAndWait(deps: ActivityDeps, namespace: string, name: string): Promise<void> {
+  try {
+    await deps.batch.deleteNamespacedJob({ name, namespace, propagationPolicy: 'Foreground' });
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+  await waitFor(
+    `Job ${namespace}/${name} to be deleted`,
+    async () => {
+      Context.current().heartbeat();
+      return (await deps.jobs.get(namespace, name, true)) === undefined;
+    },
+    { timeoutMs: 90_000, intervalMs: 500 },
+  );
+}
+
+/**
+ * Creates `desired` unless the same Job (same chart uid, digest and attempt) already exists — an activity retried
+ * after a crash finds its own Job. Any other Job of that name is deleted first and waited for: never two at once.
+ */
+async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string): Promise<V1Job> {
+  const namespace = desired.metadata?.namespace ?? '';
+  const name = desired.metadata?.name ?? '';
+  const existing = await deps.jobs.get(namespace, name, true);
+  if (existing !== undefined) {
+    const mine = (key: string) => existing.metadata?.annotations?.[key] === desired.metadata?.annotations?.[key];
+    const sameChart = existing.metadata?.labels?.[uidLabelKey(deps.group)] === chartUid;
+    if (sameChart && mine(digestAnnotationKey(deps.group)) && mine(attemptAnnotationKey(deps))) return existing;
+    await deleteJobAndWait(deps, namespace, name);
+  }
+  try {
+    return await deps.batch.createNamespacedJob({ namespace, body: desired });
+  } catch (err) {
+    // A concurrent create (HA overlap) of the very same Job is fine; anything else is retried by Temporal.
+    if (isConflict(err)) {
+      const raced = await deps.jobs.get(namespace, name, true);
+      if (
+        raced?.metadata?.annotations?.[attemptAnnotationKey(deps)] ===
+        desired.metadata?.annotations?.[attemptAnnotationKey(deps)]
+      ) {
+        return raced as V1Job;
+      }
+    }
+    throw err;
+  }
+}
+
+export async function startInstallJob(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  attempt: number,
+): Promise<StartedJob | undefined> {
+  const input = await readInstallInput(deps, target);
+  if (input === undefined) return undefined;
+  const { job } = buildInstall(input, { ...deps.build, group: deps.group });
+  job.metadata ??= {};
+  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: String(attempt) };
+  return started(deps, await replaceJob(deps, job, target.uid));
+}
+
+export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {
+  const chart = await readChart(deps, target);
+  if (chart === undefined) return undefined;
+  const { job } = buildDelete(chart, { ...deps.build, group: deps.group });
+  job.metadata ??= {};
+  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: 'delete' };
+  return started(deps, await replaceJob(deps, job, target.uid));
+}
+
+export async function deleteJob(deps: ActivityDeps, ref: ChartRef, jobName: string): Promise<void> {
+  await deleteJobAndWait(deps, ref.namespace, jobName);
+}
+
+function outcomeOf(job: V1Job): JobOutcome | undefined {
+  for (const condition of job.status?.conditions ?? []) {
+    if (condition.status !== 'True') continue;
+    if (condition.type === 'Complete') return { outcome: 'succeeded' };
+    if (condition.type === 'Failed') return { outcome: 'failed', reason: condition.reason ?? 'JobFailed' };
+  }
+  return undefined;
+}
+
+const pollMs = 1_000;
+
+/**
+ * Waits for the Job to finish, reading the shared watch's cache each second and heartbeating, so a cancelled
+ * attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait.
+ */
+export async function awaitJob(
+  deps: ActivityDeps,
+  ref: ChartRef,
+  job: { jobName: string; jobUid: string; deadlineSeconds: number },
+): Promise<JobOutcome> {
+  const context = Context.current();
+  await deps.jobs.start();
+  let reads = 0;
+  for (;;) {
+    // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
+    const current = await deps.jobs.get(ref.namespace, job.jobName, reads % 30 === 29);
+    reads += 1;
+    if (current === undefined || current.metadata?.uid !== job.jobUid) {
+      const fresh = await deps.jobs.get(ref.namespace, job.jobName, true);
+      if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
+    } else {
+      const outcome = outcomeOf(current);
+      if (outcome !== undefined) return outcome;
+    }
+    context.heartbeat({ jobName: job.jobName });
+    await context.sleep(pollMs);
+  }
+}

@@ -1,0 +1,90 @@
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { API_VERSION, HELM_CHART_PLURAL, UNINSTALL_FINALIZER, type HelmChartCondition } from '../src/api/index.js';
+import { isConflict, isNotFound } from '../src/kube/client.js';
+import { readChart } from './charts.js';
+import type { ActivityDeps } from './deps.js';
+import type { ChartTarget, ConditionUpdate, StatusUpdate } from './types.js';
+
+/** Conditions merge by type; lastTransitionTime moves only when a condition's status changes. */
+export function mergeConditions(
+  current: readonly HelmChartCondition[],
+  updates: readonly ConditionUpdate[],
+  now: string,
+): HelmChartCondition[] {
+  const merged = [...current];
+  for (const update of updates) {
+    const index = merged.findIndex((c) => c.type === update.type);
+    const previous = index === -1 ? undefined : merged[index];
+    const lastTransitionTime =
+      previous?.status === update.status && previous.lastTransitionTime ? previous.lastTransitionTime : now;
+    const next = { ...update, lastTransitionTime };
+    if (index === -1) merged.push(next);
+    else merged[index] = next;
+  }
+  return merged;
+}
+
+/**
+ * Writes the chart's status. The write carries the resourceVersion it read, so it lands only on this uid's
+ * object and never over a newer write; a conflict is read again and retried.
+ */
+export async function setStatus(deps: ActivityDeps, target: ChartTarget, update: StatusUpdate): Promise<void> {
+  for (let tries = 0; tries < 5; tries++) {
+    const chart = await readChart(deps, target);
+    if (chart === undefined) return;
+    const status = {
+      ...(update.jobName === undefined ? {} : { jobName: update.jobName }),
+      ...(update.phase === undefined ? {} : { phase: update.phase }),
+      ...(update.digest === undefined ? {} : { digest: update.digest }),
+      ...(update.observedGeneration === undefined ? {} : { observedGeneration: update.observedGeneration }),
+      conditions: mergeConditions(chart.status?.conditions ?? [], update.conditions, new Date().toISOString()),
+    };
+    try {
+      await deps.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: target.ref.group,
+          version: API_VERSION,
+          namespace: target.ref.namespace,
+          plural: HELM_CHART_PLURAL,
+          name: target.ref.name,
+          body: { metadata: { resourceVersion: chart.metadata.resourceVersion }, status },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      return;
+    } catch (err) {
+      if (isNotFound(err)) return;
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`status of HelmChart ${target.ref.namespace}/${target.ref.name} kept changing; will retry`);
+}
+
+/** Removes helmflow's finalizer, tested against this uid in the same patch so a recreated chart keeps its own. */
+export async function releaseFinalizer(deps: ActivityDeps, target: ChartTarget): Promise<void> {
+  const chart = await readChart(deps, target);
+  if (chart === undefined) return;
+  const finalizers = chart.metadata.finalizers ?? [];
+  const index = finalizers.indexOf(UNINSTALL_FINALIZER);
+  if (index === -1) return;
+  try {
+    await deps.custom.patchNamespacedCustomObject(
+      {
+        group: target.ref.group,
+        version: API_VERSION,
+        namespace: target.ref.namespace,
+        plural: HELM_CHART_PLURAL,
+        name: target.ref.name,
+        body: [
+          { op: 'test', path: '/metadata/uid', value: target.uid },
+          { op: 'test', path: `/metadata/finalizers/${index}`, value: UNINSTALL_FINALIZER },
+          { op: 'remove', path: `/metadata/finalizers/${index}` },
+        ],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+  } catch (err) {
+    if (isNotFound(err)) return;
+    throw err;
+  }
+}

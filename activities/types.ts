@@ -1,0 +1,79 @@
+/**
+ * What the chart workflow asks of its activities. Inputs and results carry names, uids, digests and reasons —
+ * never values, Secret data or log text — because all of them are written to Temporal history.
+ */
+import type { ChartRef } from '../workflows/contract.js';
+
+/** A HelmChart as one uid: a write meant for a deleted-and-recreated chart must not touch the new one. */
+export interface ChartTarget {
+  ref: ChartRef;
+  uid: string;
+}
+
+export interface Refusal {
+  reason: string;
+  message: string;
+}
+
+export type Inspection =
+  { state: 'present'; generation: number; deleting: boolean; refusal: Refusal | undefined } | { state: 'gone' };
+
+export interface StartedJob {
+  jobName: string;
+  jobUid: string;
+  /** The digest the Job was built from (its annotation): what this attempt installs. */
+  digest: string;
+  /** activeDeadlineSeconds of the Job: the bound of the wait. */
+  deadlineSeconds: number;
+}
+
+export type JobOutcome = { outcome: 'succeeded' } | { outcome: 'failed'; reason: string } | { outcome: 'gone' };
+
+export interface ConditionUpdate {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+export interface StatusUpdate {
+  conditions: ConditionUpdate[];
+  jobName?: string;
+  phase?: string;
+  /** The digest the status now describes (set on success). */
+  digest?: string;
+  observedGeneration?: number;
+}
+
+export interface ChartEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** The activities as the workflow calls them; activities/index.ts implements them against Kubernetes. */
+export interface ChartActivities {
+  /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
+  inspectChart(target: ChartTarget): Promise<Inspection>;
+  /** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>. */
+  ensureIdentity(target: ChartTarget): Promise<void>;
+  /** Secret chart-values-<name> and, for chartContent, ConfigMap chart-content-<name>. */
+  ensureInstallInputs(target: ChartTarget): Promise<void>;
+  /** Replaces any older helm-install-<name> (waiting until it is gone) and creates this attempt's; undefined if the chart is gone. */
+  startInstallJob(target: ChartTarget, attempt: number): Promise<StartedJob | undefined>;
+  /** Waits for the Job to finish, heartbeating; bounded by the Job's own deadline. */
+  awaitJob(ref: ChartRef, job: { jobName: string; jobUid: string; deadlineSeconds: number }): Promise<JobOutcome>;
+  /** Deletes a Job and its pods, waiting until they are gone. */
+  deleteJob(ref: ChartRef, jobName: string): Promise<void>;
+  setStatus(target: ChartTarget, update: StatusUpdate): Promise<void>;
+  recordEvent(target: ChartTarget, event: ChartEvent): Promise<void>;
+  /** Failed condition and a HelmChartInstallFailed Warning carrying the tail of the Job's log. */
+  recordInstallFailure(target: ChartTarget, jobName: string, reason: string): Promise<void>;
+  /** helm-delete-<name>, replacing an older one. */
+  startDeleteJob(target: ChartTarget): Promise<StartedJob | undefined>;
+  /** HelmChartUninstallFailed Warning naming the release, with the tail of the delete Job's log. */
+  recordUninstallFailure(target: ChartTarget, jobName: string, reason: string): Promise<void>;
+  /** ServiceAccount, ClusterRoleBinding, values Secret and chart ConfigMap. */
+  removeInstallObjects(target: ChartTarget): Promise<void>;
+  releaseFinalizer(target: ChartTarget): Promise<void>;
+}

@@ -1,0 +1,51 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { createActivities } from '../../activities/index.js';
+import type { ApiGroup } from '../api/index.js';
+import type { BuildOptions } from '../build/options.js';
+import { workflowsPath } from './workflows-path.js';
+
+export interface WorkerConfig {
+  temporalAddress: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  kubeConfig: KubeConfig;
+  group: ApiGroup;
+  build: BuildOptions;
+  log: Logger;
+  /** Activity slots: each waiting chart holds one while its Job runs. */
+  maxConcurrentActivities?: number;
+  /** A pre-built bundle (tests build one for many workers). */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+/**
+ * A worker running the chart workflows and their activities. Any number may run: Temporal spreads the charts.
+ * On shutdown it stops polling, lets running activities finish within the grace time, then closes.
+ */
+export async function createChartWorker(config: WorkerConfig): Promise<{ worker: Worker; close: () => Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const { activities, close } = createActivities({
+    kubeConfig: config.kubeConfig,
+    group: config.group,
+    build: config.build,
+    log: config.log,
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : { workflowsPath }),
+    activities,
+    maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 500,
+    shutdownGraceTime: '10 seconds',
+  });
+  return {
+    worker,
+    close: async () => {
+      await close();
+      await connection.close();
+    },
+  };
+}

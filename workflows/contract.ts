@@ -1,0 +1,76 @@
+/**
+ * The contract between the controller, the chart workflow and its activities: names, signals, the query and the
+ * shapes they carry. Everything here travels through Temporal, so it holds names, uids and digests — never
+ * values or secret data.
+ */
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ApiGroup, FailurePolicy } from '../src/api/index.js';
+import { searchAttributes } from '../src/config/search-attributes.js';
+
+export const DEFAULT_TASK_QUEUE = 'helmflow-charts';
+
+/** Which HelmChart a workflow keeps: a chart is found again by these three, and guarded by its uid. */
+export interface ChartRef {
+  group: ApiGroup;
+  namespace: string;
+  name: string;
+}
+
+/** One workflow per HelmChart, its id derived from group, namespace and name. */
+export function chartWorkflowId(ref: ChartRef): string {
+  return `helmchart/${ref.group}/${ref.namespace}/${ref.name}`;
+}
+
+/** What the controller last saw of a chart: enough to decide whether to install again, nothing more. */
+export interface DesiredState {
+  uid: string;
+  generation: number;
+  /** sha256 over the spec, the HelmChartConfig and referenced Secret data (src/build desiredDigest). */
+  digest: string;
+  /** The effective failurePolicy (the HelmChartConfig's wins when set). */
+  failurePolicy: FailurePolicy;
+}
+
+export interface DeleteRequest {
+  uid: string;
+}
+
+export interface RetryRequest {
+  /** Who asked: 'temporal-signal', 'cli:<user>', 'annotation', … shown on the chart's event. */
+  requestedBy: string;
+}
+
+export type Phase = 'Pending' | 'Installing' | 'Installed' | 'Failed' | 'Backoff' | 'Paused' | 'Deleting' | 'Deleted';
+
+/** The status query's answer. */
+export interface ChartStatus {
+  ref: ChartRef;
+  uid: string | undefined;
+  phase: Phase;
+  desiredDigest: string | undefined;
+  installedDigest: string | undefined;
+  attempt: number;
+  jobName: string | undefined;
+  lastFailure: { reason: string; digest: string } | undefined;
+}
+
+export const desiredStateSignal = defineSignal<[DesiredState]>('desiredState');
+export const deleteSignal = defineSignal<[DeleteRequest]>('delete');
+export const retrySignal = defineSignal<[RetryRequest]>('retry');
+export const statusQuery = defineQuery<ChartStatus>('status');
+
+export const chartNamespaceKey = defineSearchAttributeKey(searchAttributes.chartNamespace, SearchAttributeType.KEYWORD);
+export const chartNameKey = defineSearchAttributeKey(searchAttributes.chartName, SearchAttributeType.KEYWORD);
+export const phaseKey = defineSearchAttributeKey(searchAttributes.phase, SearchAttributeType.KEYWORD);
+
+/** Durations the workflow waits, overridable so tests run the same code in seconds. */
+export interface Tuning {
+  /** First wait after a failed install under failurePolicy reinstall; it doubles each failure. */
+  backoffBaseSeconds: number;
+  backoffMaxSeconds: number;
+  /** How long the uninstall Job may run before the finalizer is released anyway. */
+  uninstallTimeoutSeconds: number;
+}
+
+export const defaultTuning: Tuning = { backoffBaseSeconds: 10, backoffMaxSeconds: 300, uninstallTimeoutSeconds: 600 };
