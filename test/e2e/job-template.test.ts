@@ -15,7 +15,7 @@ import {
 import { planInstall, type InstallObjects } from '../../src/build/index.js';
 import { WaitAborted, waitFor } from '../../src/devstack/wait.js';
 import { buildChart, releaseValues, valuesConfigMapName, valuesInManifest, type TestChart } from './support/charts.js';
-import { installCrds } from './support/crds.js';
+import { crdEstablished, installCrds } from './support/crds.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { jobPods } from './support/jobs.js';
 
@@ -73,6 +73,7 @@ const EXPECTED_VALUES = {
 
 const namespaces: string[] = [];
 const bindings: string[] = [];
+const crds: string[] = [];
 
 async function namespace(prefix: string): Promise<string> {
   const name = await freshNamespace(prefix);
@@ -83,6 +84,7 @@ async function namespace(prefix: string): Promise<string> {
 afterAll(() => {
   // Cluster-scoped bindings to cluster-admin outlive their namespace; remove them and everything else made here.
   if (bindings.length > 0) kubectl(['delete', 'clusterrolebinding', '--ignore-not-found', ...bindings]);
+  if (crds.length > 0) kubectl(['delete', 'crd', '--wait=false', '--ignore-not-found', ...crds]);
   if (namespaces.length > 0) kubectl(['delete', 'namespace', '--wait=false', '--ignore-not-found', ...namespaces]);
 });
 
@@ -270,7 +272,7 @@ describe('the install Job built by src/build, on the native node', () => {
     expect(await releaseValues(target, name)).toBeUndefined();
   });
 
-  it('fails the same way with `helm template` when the chart fails to render, and says why in the log', async () => {
+  it("stops with helm's message in the Job log when the chart fails to render", async () => {
     const ns = await namespace('template-fail');
     const name = 'layers';
     const objects = await layeredInstall(ns, name, chart, {
@@ -341,5 +343,34 @@ describe('the install Job built by src/build, on the native node', () => {
     const pod = (await jobPods(ns, jobName))[0];
     const spec = JSON.stringify(pod?.spec?.containers[0] ?? {});
     for (const value of ['hc-valuesContent', 'hcc-values', 'hc-valuesSecret-first']) expect(spec).not.toContain(value);
+  });
+
+  it('installs a chart whose crds/ defines the kind its own templates create (helm installs crds/ first)', async () => {
+    const ns = await namespace('crds');
+    const target = `${ns}-target`;
+    namespaces.push(target);
+    const withCrd = buildChart({ name: 'widgets', crd: true, values: layer('chart') });
+    const crd = withCrd.crd;
+    if (crd === undefined) throw new Error('buildChart({ crd: true }) returned no CRD');
+    crds.push(crd.name);
+    const objects = await layeredInstall(ns, 'widgets', withCrd, {
+      targetNamespace: target,
+      createNamespace: true,
+      set: { ...SET, widgetSize: 'large' },
+    });
+    await createInputs(objects, true);
+    await clients().batch.createNamespacedJob({ namespace: ns, body: objects.job });
+    await jobCompleted(ns, objects.job.metadata?.name ?? '');
+
+    await crdEstablished(crd.name);
+    const widget = (await customObjects().getNamespacedCustomObject({
+      group: crd.group,
+      version: 'v1',
+      namespace: target,
+      plural: crd.plural,
+      name: 'widgets',
+    })) as { spec?: { size?: string } };
+    expect(widget.spec?.size).toBe('large');
+    expect(await releaseValues(target, 'widgets')).toEqual({ ...EXPECTED_VALUES, widgetSize: 'large' });
   });
 });
