@@ -197,6 +197,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       setPhase('Installing');
       const result = await interruptible(desired.digest, () => attempt());
       if (result === 'interrupted' || result.kind === 'gone') {
+        // A chart gone under this uid waits for its next desired state (a delete, or a recreated chart's new uid)
+        // instead of inspecting it again at once, forever.
+        if (result !== 'interrupted')
+          s.halted = { digest: desired.digest, generation: desired.generation, until: 'digest' };
         if (s.phase === 'Installing') setPhase(s.installedDigest === undefined ? 'Pending' : 'Installed');
         return;
       }
