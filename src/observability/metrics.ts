@@ -1,0 +1,85 @@
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * helmflow's Prometheus metrics. One registry per process carries the default process metrics and helmflow's
+ * own; other modules register theirs on `registry` (Temporal worker metrics, say) so /metrics serves them all.
+ * Labels stay low-cardinality: kinds and outcomes, never chart names.
+ */
+export interface HelmflowMetrics {
+  registry: Registry;
+  /** Watch events the controller received, by resource (HelmChart, HelmChartConfig, Secret, Job) and type. */
+  watchEvents: Counter<'resource' | 'type'>;
+  /** Signals delivered to chart workflows (signalWithStart), by signal name. */
+  signalsSent: Counter<'signal'>;
+  /** Signals that failed (to be retried), by signal name and a short reason. */
+  signalErrors: Counter<'signal' | 'reason'>;
+  /** 1 while this process holds the controller Lease. */
+  leader: Gauge;
+  /** Auto-deploy files swept, by outcome (applied, failed). */
+  manifestFiles: Counter<'outcome'>;
+}
+
+export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}): HelmflowMetrics {
+  const registry = new Registry();
+  if (defaultMetrics) collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    watchEvents: new Counter({
+      name: 'helmflow_watch_events_total',
+      help: 'Watch events received by the controller.',
+      labelNames: ['resource', 'type'],
+      registers: [registry],
+    }),
+    signalsSent: new Counter({
+      name: 'helmflow_signals_total',
+      help: 'Signals sent to chart workflows.',
+      labelNames: ['signal'],
+      registers: [registry],
+    }),
+    signalErrors: new Counter({
+      name: 'helmflow_signal_errors_total',
+      help: 'Signals to chart workflows that failed.',
+      labelNames: ['signal', 'reason'],
+      registers: [registry],
+    }),
+    leader: new Gauge({
+      name: 'helmflow_leader',
+      help: '1 while this process holds the controller Lease, else 0.',
+      registers: [registry],
+    }),
+    manifestFiles: new Counter({
+      name: 'helmflow_manifest_files_total',
+      help: 'Auto-deploy directory files swept, by outcome.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+  };
+}
+
+let processMetrics: HelmflowMetrics | undefined;
+
+/** The process's metrics, created on first use; the helpers below and the HTTP server default to it. */
+export function metrics(): HelmflowMetrics {
+  processMetrics ??= createMetrics();
+  return processMetrics;
+}
+
+export function recordWatchEvent(resource: string, type: string, m: HelmflowMetrics = metrics()): void {
+  m.watchEvents.inc({ resource, type });
+}
+
+export function recordSignalSent(signal: string, m: HelmflowMetrics = metrics()): void {
+  m.signalsSent.inc({ signal });
+}
+
+export function recordSignalError(signal: string, reason: string, m: HelmflowMetrics = metrics()): void {
+  m.signalErrors.inc({ signal, reason });
+}
+
+export function setLeader(leading: boolean, m: HelmflowMetrics = metrics()): void {
+  m.leader.set(leading ? 1 : 0);
+}
+
+export function recordManifestFiles(files: readonly { outcome: string }[], m: HelmflowMetrics = metrics()): void {
+  for (const file of files) m.manifestFiles.inc({ outcome: file.outcome });
+}

@@ -1,0 +1,80 @@
+import { Counter } from 'prom-client';
+import { HealthServer } from '../../src/observability/http.js';
+import {
+  createMetrics,
+  recordManifestFiles,
+  recordSignalError,
+  recordSignalSent,
+  recordWatchEvent,
+  setLeader,
+  type HelmflowMetrics,
+} from '../../src/observability/metrics.js';
+
+describe('the metrics and health endpoint', () => {
+  let m: HelmflowMetrics;
+  let server: HealthServer;
+
+  beforeEach(async () => {
+    m = createMetrics();
+    server = await HealthServer.start({ port: 0, host: '127.0.0.1', registry: m.registry });
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  const get = (path: string, method = 'GET') => fetch(`${server.url}${path}`, { method });
+
+  it('serves the default process metrics in the Prometheus text format', async () => {
+    const res = await get('/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^nodejs_heap_size_used_bytes \d/m);
+  });
+
+  it('counts watch events, signals sent and signal errors, and the leader flag', async () => {
+    recordWatchEvent('HelmChart', 'ADDED', m);
+    recordWatchEvent('HelmChart', 'ADDED', m);
+    recordWatchEvent('Job', 'MODIFIED', m);
+    recordSignalSent('desired', m);
+    recordSignalError('desired', 'unavailable', m);
+    setLeader(true, m);
+    recordManifestFiles([{ outcome: 'applied' }, { outcome: 'applied' }, { outcome: 'failed' }], m);
+    const text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_watch_events_total{resource="HelmChart",type="ADDED"} 2');
+    expect(text).toContain('helmflow_watch_events_total{resource="Job",type="MODIFIED"} 1');
+    expect(text).toContain('helmflow_signals_total{signal="desired"} 1');
+    expect(text).toContain('helmflow_signal_errors_total{signal="desired",reason="unavailable"} 1');
+    expect(text).toMatch(/^helmflow_leader 1$/m);
+    expect(text).toContain('helmflow_manifest_files_total{outcome="applied"} 2');
+    expect(text).toContain('helmflow_manifest_files_total{outcome="failed"} 1');
+  });
+
+  it('serves metrics other modules register on the registry', async () => {
+    new Counter({ name: 'helmflow_worker_probe_total', help: 'a probe', registers: [m.registry] }).inc(5);
+    expect(await (await get('/metrics')).text()).toMatch(/^helmflow_worker_probe_total 5$/m);
+  });
+
+  it('answers /healthz while the process runs', async () => {
+    const res = await get('/healthz');
+    expect([res.status, await res.text()]).toEqual([200, 'ok\n']);
+  });
+
+  it('reports /readyz from the flag the process sets, with the reason when not ready', async () => {
+    let res = await get('/readyz');
+    expect([res.status, await res.text()]).toEqual([503, 'not ready: starting\n']);
+    server.setReady(true);
+    res = await get('/readyz');
+    expect([res.status, await res.text()]).toEqual([200, 'ok\n']);
+    server.setReady(false, 'temporal unreachable');
+    res = await get('/readyz');
+    expect([res.status, await res.text()]).toEqual([503, 'not ready: temporal unreachable\n']);
+  });
+
+  it('answers HEAD, and refuses other paths and methods', async () => {
+    expect((await get('/healthz', 'HEAD')).status).toBe(200);
+    expect((await get('/nope')).status).toBe(404);
+    expect((await get('/metrics', 'POST')).status).toBe(405);
+  });
+});
