@@ -324,7 +324,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   }
 
   const continueWith = async (state: ChartState): Promise<never> => {
-    await condition(allHandlersFinished);
+    // Shielded: after a Temporal cancel the root scope stays cancelled, and a cancellable wait would end the run.
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
     return continueAsNew<typeof helmChartWorkflow>({ ref, state });
   };
 
