@@ -259,6 +259,15 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     await act.recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message });
   }
 
+  /** A new generation of the spec ended a pause (acceptDesired): the chart must stop saying it is paused. */
+  async function unpausedBySpec(): Promise<void> {
+    if (s.uid === undefined || s.desired === undefined) return;
+    const message = `generation ${s.desired.generation} of the spec arrived; the chart is no longer paused`;
+    await act.setStatus(target(), {
+      conditions: [{ type: 'Paused', status: 'False', reason: 'SpecChanged', message }],
+    });
+  }
+
   /** Temporal cancel: stop the current attempt, delete its Job, and hold until the spec changes or a retry. */
   async function pause(): Promise<void> {
     s.paused = true;
@@ -342,6 +351,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         return 'deleted';
       }
       if (s.retryRequest !== undefined) await acceptRetry();
+      else if (s.phase === 'Paused' && !s.paused) await unpausedBySpec();
       if (wantsInstall(s)) await install();
       if (workflowInfo().continueAsNewSuggested) return await continueWith(s);
     }
