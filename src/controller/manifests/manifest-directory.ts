@@ -107,7 +107,7 @@ export class ManifestDirectory extends EventEmitter<ManifestDirectoryEvents> {
     this.resync = setInterval(() => {
       // The watch may have died with a replaced directory; the resync re-establishes it.
       if (this.watcher === undefined) this.watchDirectory();
-      void this.sweep();
+      this.sweepInBackground();
     }, this.resyncIntervalMs);
     this.resync.unref();
     return first;
@@ -134,6 +134,13 @@ export class ManifestDirectory extends EventEmitter<ManifestDirectoryEvents> {
     return next;
   }
 
+  /** A sweep nobody awaits: its failure (apiserver down, token refused) is logged and the next one retries. */
+  private sweepInBackground(): void {
+    this.sweep().catch((err: unknown) => {
+      this.log?.warn({ err }, 'manifest sweep failed; the next change or resync retries');
+    });
+  }
+
   private watchDirectory(): void {
     try {
       this.watcher = watch(this.directory, { persistent: false }, () => {
@@ -152,7 +159,9 @@ export class ManifestDirectory extends EventEmitter<ManifestDirectoryEvents> {
   private scheduleSweep(): void {
     if (!this.running) return;
     clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.sweep(), this.debounceMs);
+    this.debounce = setTimeout(() => {
+      this.sweepInBackground();
+    }, this.debounceMs);
   }
 
   private async sweepOnce(): Promise<ManifestSweep> {
