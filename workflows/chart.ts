@@ -237,7 +237,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       const superseded = await condition(() => supersedes(s, desired.digest), `${seconds} seconds`, {
         summary: `Back off ${seconds}s before reinstalling ${ref.name} (failure ${s.failures})`,
       });
-      if (superseded) return;
+      // A chart that keeps failing stays in this loop: hand over to a fresh run between attempts when suggested.
+      if (superseded || workflowInfo().continueAsNewSuggested) return;
     }
   }
 
@@ -340,7 +341,11 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
 
   try {
     for (;;) {
-      await condition(() => s.deleteRequested || s.retryRequest !== undefined || wantsInstall(s));
+      // Also woken by Temporal's suggestion: signals alone (a controller resyncing) grow an idle run's history.
+      await condition(
+        () =>
+          s.deleteRequested || s.retryRequest !== undefined || wantsInstall(s) || workflowInfo().continueAsNewSuggested,
+      );
       if (s.deleteRequested) {
         await uninstall();
         // A chart recreated under this name during the delete starts over in a fresh run.
