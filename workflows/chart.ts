@@ -69,6 +69,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     if (request.uid === s.uid) s.deleteRequested = true;
   });
   setHandler(retrySignal, (request) => {
+    if (request.token !== undefined && request.token === s.lastRetryToken) return;
+    if (request.token !== undefined) s.lastRetryToken = request.token;
     s.retryRequest = request;
   });
   setHandler(statusQuery, () => statusOf(s));

@@ -39,6 +39,11 @@ export interface DeleteRequest {
 export interface RetryRequest {
   /** Who asked: 'temporal-signal', 'cli:<user>', 'annotation', … shown on the chart's event. */
   requestedBy: string;
+  /**
+   * Identifies one request (the retry annotation's value): the same token twice is one retry, so a controller
+   * that restarts and sees the annotation again does not retry again.
+   */
+  token?: string;
 }
 
 export type Phase = 'Pending' | 'Installing' | 'Installed' | 'Failed' | 'Backoff' | 'Paused' | 'Deleting' | 'Deleted';

@@ -22,6 +22,8 @@ export interface ChartState {
   paused: boolean;
   deleteRequested: boolean;
   retryRequest: RetryRequest | undefined;
+  /** The token of the last retry accepted, so a repeated request is not a second retry. */
+  lastRetryToken?: string;
   /** A chart recreated under the same name while the old one was being deleted: handled after the delete. */
   successor: DesiredState | undefined;
 }

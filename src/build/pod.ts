@@ -75,7 +75,9 @@ export function helmPodSpec(
     serviceAccountName: serviceAccountName(chart.metadata.name),
     // helm talks to the apiserver with this token; the native node turns it into a kubeconfig.
     automountServiceAccountToken: true,
-    restartPolicy: 'OnFailure',
+    // Never, not OnFailure: the Job controller retries with new pods and keeps the failed ones, so
+    // `kubectl logs job/helm-install-<name>` still reads a failed run (OnFailure pods are deleted with the Job's failure).
+    restartPolicy: 'Never',
     priorityClassName: 'system-cluster-critical',
     securityContext: podSecurityContext(chart.spec),
     containers: [container],

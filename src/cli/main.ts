@@ -2,12 +2,14 @@ import { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { toolPaths } from '../config/pins.js';
 import { defaultStackLayout } from '../devstack/stack.js';
+import { registerProcessCommands } from './process-commands.js';
 import { registerStackCommands } from './stack-commands.js';
 
 const program = new Command('helmflow').description(
   'Installs Helm charts the way k3s does, each HelmChart run as a durable Temporal workflow.',
 );
 registerStackCommands(program);
+registerProcessCommands(program);
 
 for (const tool of ['kubectl', 'helm', 'temporal'] as const) {
   program

@@ -7,7 +7,7 @@ import type { BuildOptions } from '../build/options.js';
 import { workflowsPath } from './workflows-path.js';
 
 export interface WorkerConfig {
-  temporalAddress: string;
+  connection: NativeConnection;
   temporalNamespace: string;
   taskQueue: string;
   kubeConfig: KubeConfig;
@@ -25,7 +25,7 @@ export interface WorkerConfig {
  * On shutdown it stops polling, lets running activities finish within the grace time, then closes.
  */
 export async function createChartWorker(config: WorkerConfig): Promise<{ worker: Worker; close: () => Promise<void> }> {
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
+  const { connection } = config;
   const { activities, close } = createActivities({
     kubeConfig: config.kubeConfig,
     group: config.group,
@@ -43,9 +43,6 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
   });
   return {
     worker,
-    close: async () => {
-      await close();
-      await connection.close();
-    },
+    close,
   };
 }

@@ -192,10 +192,10 @@ describe('install Job', () => {
     expect(install(spec).job.spec?.activeDeadlineSeconds).toBe(seconds);
   });
 
-  it('restarts on failure, runs as helm-<name> with its token mounted, and keeps the install Job (no TTL)', () => {
+  it('retries with new pods (keeping failed ones for their logs), runs as helm-<name> with its token, and keeps the install Job (no TTL)', () => {
     const { job } = install({ chart: oci });
     expect(podOf(job)).toMatchObject({
-      restartPolicy: 'OnFailure',
+      restartPolicy: 'Never',
       serviceAccountName: 'helm-podinfo',
       automountServiceAccountToken: true,
     });

@@ -31,6 +31,7 @@ export function kubectl(args: string[], input?: string): CommandResult {
     encoding: 'utf8',
     env: { ...process.env, KUBECONFIG: testLayout().adminKubeconfig },
     timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
   return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,0 +1,158 @@
+import { DEFAULT_API_GROUP, isApiGroup, type ApiGroup } from '../api/index.js';
+import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE } from '../build/options.js';
+import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../kube/leader-election.js';
+import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
+
+/** Everything a helmflow process is configured with; each has a flag and an environment variable. */
+export interface Settings {
+  group: ApiGroup;
+  kubeconfig: string | undefined;
+  temporalAddress: string;
+  temporalNamespace: string;
+  temporalTls: { cert: string | undefined; key: string | undefined; ca: string | undefined };
+  taskQueue: string;
+  leaseNamespace: string;
+  leaseName: string;
+  /** Empty disables the auto-deploy directory. */
+  manifestsDir: string;
+  /** 0 disables the HTTP endpoint (metrics, health, readiness). */
+  httpPort: number;
+  jobImage: string;
+  clusterRole: string;
+  /** The apiserver port bootstrap Jobs reach on the host network. */
+  apiServerPort: number | undefined;
+  tuning: Partial<Tuning> | undefined;
+  /** Only for tests of HA overlap: run the controller without taking the Lease. */
+  disableLeaderElection: boolean;
+}
+
+/** One row per setting: the flag, its environment variable and its default, so --help documents them all. */
+export const settingSpecs = [
+  {
+    flag: '--group <group>',
+    env: 'HELMFLOW_GROUP',
+    def: DEFAULT_API_GROUP,
+    help: 'API group: helm.k3sm.io or helm.cattle.io',
+  },
+  {
+    flag: '--kubeconfig <path>',
+    env: 'HELMFLOW_KUBECONFIG',
+    def: '',
+    help: 'kubeconfig (else in-cluster, $KUBECONFIG, k3s, ~/.kube/config)',
+  },
+  { flag: '--temporal-address <host:port>', env: 'TEMPORAL_ADDRESS', def: '127.0.0.1:7233', help: 'Temporal frontend' },
+  { flag: '--temporal-namespace <ns>', env: 'TEMPORAL_NAMESPACE', def: 'default', help: 'Temporal namespace' },
+  {
+    flag: '--temporal-tls-cert <path>',
+    env: 'TEMPORAL_TLS_CERT',
+    def: '',
+    help: 'client certificate for Temporal mTLS',
+  },
+  { flag: '--temporal-tls-key <path>', env: 'TEMPORAL_TLS_KEY', def: '', help: 'client key for Temporal mTLS' },
+  { flag: '--temporal-tls-ca <path>', env: 'TEMPORAL_TLS_CA', def: '', help: 'CA of the Temporal server' },
+  {
+    flag: '--task-queue <name>',
+    env: 'HELMFLOW_TASK_QUEUE',
+    def: DEFAULT_TASK_QUEUE,
+    help: 'Temporal task queue of the chart workflows',
+  },
+  {
+    flag: '--lease-namespace <ns>',
+    env: 'HELMFLOW_LEASE_NAMESPACE',
+    def: DEFAULT_LEASE_NAMESPACE,
+    help: 'namespace of the leader Lease',
+  },
+  {
+    flag: '--lease-name <name>',
+    env: 'HELMFLOW_LEASE_NAME',
+    def: DEFAULT_LEASE_NAME,
+    help: 'name of the leader Lease',
+  },
+  {
+    flag: '--manifests-dir <dir>',
+    env: 'HELMFLOW_MANIFESTS_DIR',
+    def: '/var/lib/k3sm/manifests',
+    help: 'auto-deploy directory ("" disables)',
+  },
+  {
+    flag: '--http-port <port>',
+    env: 'HELMFLOW_HTTP_PORT',
+    def: '9090',
+    help: '/metrics, /healthz, /readyz (0 disables)',
+  },
+  {
+    flag: '--job-image <image>',
+    env: 'HELMFLOW_JOB_IMAGE',
+    def: DEFAULT_JOB_IMAGE,
+    help: 'image with helm for the Jobs',
+  },
+  {
+    flag: '--cluster-role <name>',
+    env: 'HELMFLOW_CLUSTER_ROLE',
+    def: DEFAULT_CLUSTER_ROLE,
+    help: 'ClusterRole the chart identity is bound to',
+  },
+  {
+    flag: '--api-server-port <port>',
+    env: 'HELMFLOW_API_SERVER_PORT',
+    def: '',
+    help: 'apiserver port for bootstrap Jobs',
+  },
+  {
+    flag: '--tuning <json>',
+    env: 'HELMFLOW_TUNING',
+    def: '',
+    help: 'workflow durations as JSON (backoffBaseSeconds, …)',
+  },
+  {
+    flag: '--disable-leader-election',
+    env: 'HELMFLOW_DISABLE_LEADER_ELECTION',
+    def: '',
+    help: 'act without the Lease (tests only)',
+  },
+] as const;
+
+/** commander's camelCase option name for a flag like --temporal-address. */
+export function optionKey(flag: string): string {
+  const name = /^--([a-z-]+)/.exec(flag)?.[1] ?? '';
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+export function resolveSettings(options: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Settings {
+  const value = (flag: string): string => {
+    const spec = settingSpecs.find((s) => s.flag === flag);
+    if (spec === undefined) throw new Error(`unknown setting ${flag}`);
+    const given = options[optionKey(flag)];
+    if (typeof given === 'string') return given;
+    if (given === true) return 'true';
+    return env[spec.env] ?? spec.def;
+  };
+  const group = value('--group <group>');
+  if (!isApiGroup(group)) throw new Error(`--group must be helm.k3sm.io or helm.cattle.io, not ${group}`);
+  const port = Number(value('--http-port <port>'));
+  if (!Number.isInteger(port) || port < 0) throw new Error(`--http-port must be a port number`);
+  const apiServerPort = value('--api-server-port <port>');
+  const tuning = value('--tuning <json>');
+  const orUndefined = (v: string) => (v === '' ? undefined : v);
+  return {
+    group,
+    kubeconfig: orUndefined(value('--kubeconfig <path>')),
+    temporalAddress: value('--temporal-address <host:port>'),
+    temporalNamespace: value('--temporal-namespace <ns>'),
+    temporalTls: {
+      cert: orUndefined(value('--temporal-tls-cert <path>')),
+      key: orUndefined(value('--temporal-tls-key <path>')),
+      ca: orUndefined(value('--temporal-tls-ca <path>')),
+    },
+    taskQueue: value('--task-queue <name>'),
+    leaseNamespace: value('--lease-namespace <ns>'),
+    leaseName: value('--lease-name <name>'),
+    manifestsDir: value('--manifests-dir <dir>'),
+    httpPort: port,
+    jobImage: value('--job-image <image>'),
+    clusterRole: value('--cluster-role <name>'),
+    apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),
+    tuning: tuning === '' ? undefined : (JSON.parse(tuning) as Partial<Tuning>),
+    disableLeaderElection: value('--disable-leader-election') === 'true',
+  };
+}

@@ -1,0 +1,56 @@
+import type { NativeConnection } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import { resolveKubeConfig } from '../kube/kubeconfig.js';
+import { waitFor } from '../devstack/wait.js';
+import { createChartWorker } from '../worker/worker.js';
+import type { Settings } from './settings.js';
+import { workerConnection } from './temporal.js';
+
+/** Connects to Temporal, waiting (with a log line per failure) while it is not there yet. */
+async function connectPatiently(settings: Settings, log: Logger, stop: AbortSignal): Promise<NativeConnection> {
+  return waitFor(
+    `Temporal at ${settings.temporalAddress}`,
+    async () => {
+      if (stop.aborted) throw new Error('stopped');
+      try {
+        return await workerConnection(settings);
+      } catch (err) {
+        log.warn({ err: (err as Error).message, address: settings.temporalAddress }, 'Temporal not reachable yet');
+        throw err;
+      }
+    },
+    { timeoutMs: 24 * 3600 * 1000, intervalMs: 2_000 },
+  );
+}
+
+/** The worker process: runs chart workflows and activities until `stop` aborts, then shuts down gracefully. */
+export async function runWorker(settings: Settings, log: Logger, stop: AbortSignal): Promise<void> {
+  const kube = resolveKubeConfig({ explicitPath: settings.kubeconfig });
+  log.info({ kubeconfig: kube.description }, 'kubeconfig chosen');
+  const connection = await connectPatiently(settings, log, stop);
+  const { worker, close } = await createChartWorker({
+    connection,
+    temporalNamespace: settings.temporalNamespace,
+    taskQueue: settings.taskQueue,
+    kubeConfig: kube.kubeConfig,
+    group: settings.group,
+    build: {
+      group: settings.group,
+      jobImage: settings.jobImage,
+      clusterRole: settings.clusterRole,
+      ...(settings.apiServerPort === undefined ? {} : { apiServerPort: settings.apiServerPort }),
+    },
+    log,
+  });
+  stop.addEventListener('abort', () => {
+    log.info('worker shutting down');
+    worker.shutdown();
+  });
+  log.info({ taskQueue: settings.taskQueue }, 'worker running');
+  try {
+    await worker.run();
+  } finally {
+    await close();
+    await connection.close();
+  }
+}

@@ -1,0 +1,102 @@
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesObject,
+  type ObjectCache,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  API_VERSION,
+  HELM_CHART_CONFIG_PLURAL,
+  HELM_CHART_PLURAL,
+  type ApiGroup,
+  type HelmChart,
+  type HelmChartConfig,
+} from '../api/index.js';
+
+export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
+
+const restartDelayMs = 2_000;
+
+/**
+ * Starts an informer that recovers by itself: a failed watch (an apiserver restart, a network error) is started
+ * again after a short delay, and its fresh list brings the cache back in step.
+ */
+function resilient<T extends KubernetesObject>(
+  informer: Watched<T>,
+  what: string,
+  log: Logger,
+  stopped: () => boolean,
+) {
+  informer.on('error', (err: unknown) => {
+    if (stopped()) return;
+    log.warn({ watch: what, err: (err as Error | undefined)?.message }, 'watch failed; restarting');
+    setTimeout(() => {
+      if (!stopped())
+        informer.start().catch((e: unknown) => {
+          log.warn({ watch: what, err: e }, 'watch restart failed');
+        });
+    }, restartDelayMs);
+  });
+  return informer;
+}
+
+export interface ChartInformers {
+  charts: Watched<HelmChart & KubernetesObject>;
+  configs: Watched<HelmChartConfig & KubernetesObject>;
+  secrets: Watched<V1Secret>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function chartInformers(kc: KubeConfig, group: ApiGroup, log: Logger): ChartInformers {
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const core = kc.makeApiClient(CoreV1Api);
+  let stopped = false;
+  const isStopped = () => stopped;
+  const list = (plural: string) => () =>
+    custom.listClusterCustomObject({ group, version: API_VERSION, plural }) as Promise<never>;
+  const charts = resilient(
+    makeInformer<HelmChart & KubernetesObject>(
+      kc,
+      `/apis/${group}/${API_VERSION}/${HELM_CHART_PLURAL}`,
+      list(HELM_CHART_PLURAL),
+    ),
+    'helmcharts',
+    log,
+    isStopped,
+  );
+  const configs = resilient(
+    makeInformer<HelmChartConfig & KubernetesObject>(
+      kc,
+      `/apis/${group}/${API_VERSION}/${HELM_CHART_CONFIG_PLURAL}`,
+      list(HELM_CHART_CONFIG_PLURAL),
+    ),
+    'helmchartconfigs',
+    log,
+    isStopped,
+  );
+  // Values Secrets may live in any chart namespace; only those a chart names are ever read.
+  const secrets = resilient(
+    makeInformer<V1Secret>(kc, '/api/v1/secrets', () => core.listSecretForAllNamespaces()),
+    'secrets',
+    log,
+    isStopped,
+  );
+  return {
+    charts,
+    configs,
+    secrets,
+    start: async () => {
+      await Promise.all([charts.start(), configs.start(), secrets.start()]);
+    },
+    stop: async () => {
+      stopped = true;
+      await Promise.all([charts.stop(), configs.stop(), secrets.stop()]);
+    },
+  };
+}
