@@ -15,8 +15,9 @@ export interface Settings {
   leaseName: string;
   /** Empty disables the auto-deploy directory. */
   manifestsDir: string;
-  /** 0 disables the HTTP endpoint (metrics, health, readiness). */
+  /** 0 disables the HTTP endpoint (metrics, health, readiness); the worker core's metrics use the next port. */
   httpPort: number;
+  httpHost: string;
   jobImage: string;
   clusterRole: string;
   /** The apiserver port bootstrap Jobs reach on the host network. */
@@ -79,6 +80,12 @@ export const settingSpecs = [
     env: 'HELMFLOW_HTTP_PORT',
     def: '9090',
     help: '/metrics, /healthz, /readyz (0 disables)',
+  },
+  {
+    flag: '--http-host <address>',
+    env: 'HELMFLOW_HTTP_HOST',
+    def: '127.0.0.1',
+    help: 'address of the HTTP endpoint (0.0.0.0 in a pod)',
   },
   {
     flag: '--job-image <image>',
@@ -149,6 +156,7 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     leaseName: value('--lease-name <name>'),
     manifestsDir: value('--manifests-dir <dir>'),
     httpPort: port,
+    httpHost: value('--http-host <address>'),
     jobImage: value('--job-image <image>'),
     clusterRole: value('--cluster-role <name>'),
     apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),

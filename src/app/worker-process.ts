@@ -24,7 +24,12 @@ async function connectPatiently(settings: Settings, log: Logger, stop: AbortSign
 }
 
 /** The worker process: runs chart workflows and activities until `stop` aborts, then shuts down gracefully. */
-export async function runWorker(settings: Settings, log: Logger, stop: AbortSignal): Promise<void> {
+export async function runWorker(
+  settings: Settings,
+  log: Logger,
+  stop: AbortSignal,
+  onRunning: () => void = () => undefined,
+): Promise<void> {
   const kube = resolveKubeConfig({ explicitPath: settings.kubeconfig });
   log.info({ kubeconfig: kube.description }, 'kubeconfig chosen');
   const connection = await connectPatiently(settings, log, stop);
@@ -48,7 +53,9 @@ export async function runWorker(settings: Settings, log: Logger, stop: AbortSign
   });
   log.info({ taskQueue: settings.taskQueue }, 'worker running');
   try {
-    await worker.run();
+    const running = worker.run();
+    onRunning();
+    await running;
   } finally {
     await close();
     await connection.close();

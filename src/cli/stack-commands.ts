@@ -3,26 +3,54 @@ import { createLogger } from '../config/logger.js';
 import { StackLayout, type StackPorts } from '../devstack/layout.js';
 import { defaultStackLayout, stackStatus, startStack, stopStack } from '../devstack/stack.js';
 import { runNativeNode } from '../nativenode/native-node.js';
+import { spawnSync } from 'node:child_process';
+import { toolPaths } from '../config/pins.js';
+import { dropExampleChart, exampleInstalled } from '../devstack/example-chart.js';
+import { stackHttpPort, startHelmflowDaemon } from '../devstack/helmflow-daemon.js';
+import { kubeConfigFromFile } from '../kube/client.js';
 
 function printWhere(layout: StackLayout): void {
   console.log(`
-helmflow embedded stack is up.
+helmflow is running on its embedded stack.
   kubeconfig:   ${layout.adminKubeconfig}
   apiserver:    ${layout.apiserverUrl}
   Temporal:     ${layout.temporalAddress}
-  Temporal UI:  ${layout.temporalUiUrl}
+  Temporal UI:  ${layout.temporalUiUrl}   (one workflow per HelmChart)
+  metrics:      http://127.0.0.1:${stackHttpPort}/metrics
+  manifests:    ${layout.manifestsDir}   (the auto-deploy directory)
   logs:         ${layout.logsDir}
-Try:  KUBECONFIG=${layout.adminKubeconfig} npm run -s helmflow -- kubectl get nodes
+Try:  npm run -s helmflow -- kubectl get helmcharts -A
+      npm run -s helmflow -- helm list -A
 Stop: npm stop`);
 }
 
 export function registerStackCommands(program: Command): void {
   program
     .command('up')
-    .description('start the embedded stack (etcd, kube-apiserver, kube-controller-manager, native node, Temporal)')
-    .action(async () => {
+    .description('start the embedded stack and helmflow on it, and install the example chart')
+    .option('--stack-only', 'start only the stack (etcd, apiserver, controller-manager, native node, Temporal)')
+    .action(async (opts: { stackOnly?: boolean }) => {
       const layout = defaultStackLayout();
-      await startStack(layout, createLogger('devstack'));
+      const log = createLogger('devstack');
+      const started = Date.now();
+      await startStack(layout, log);
+      if (opts.stackOnly === true) {
+        console.log(`embedded stack up; kubeconfig: ${layout.adminKubeconfig}`);
+        return;
+      }
+      const file = dropExampleChart(layout);
+      await startHelmflowDaemon(layout);
+      const chart = await exampleInstalled(kubeConfigFromFile(layout.adminKubeconfig));
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      console.log(
+        `\nThe example HelmChart ${chart.metadata.namespace}/${chart.metadata.name} (from ${file}) is installed` +
+          ` by ${chart.status?.jobName ?? 'its Job'}, ${seconds}s after start.`,
+      );
+      const table = spawnSync(toolPaths().kubectl, ['get', 'helmcharts', '-A'], {
+        env: { ...process.env, KUBECONFIG: layout.adminKubeconfig },
+        encoding: 'utf8',
+      });
+      console.log(table.stdout);
       printWhere(layout);
     });
 

@@ -32,6 +32,9 @@ export function shiftedPorts(offset: number): StackPorts {
 
 export type Component = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'native-node' | 'temporal';
 
+/** A process the stack directory owns: a component, or helmflow itself started on the stack by `up`. */
+export type Daemon = Component | 'helmflow';
+
 /** Start order; stop runs it backwards. */
 export const components: readonly Component[] = [
   'etcd',
@@ -101,13 +104,17 @@ export class StackLayout {
   get nodeBinDir(): string {
     return path.join(this.stateDir, 'node-bin');
   }
+  /** The embedded stack's auto-deploy directory (the seed's /var/lib/k3sm/manifests). */
+  get manifestsDir(): string {
+    return path.join(this.stateDir, 'manifests');
+  }
   get logsDir(): string {
     return path.join(this.stateDir, 'logs');
   }
-  logFile(component: Component): string {
+  logFile(component: Daemon): string {
     return path.join(this.logsDir, `${component}.log`);
   }
-  pidFile(component: Component): string {
+  pidFile(component: Daemon): string {
     return path.join(this.stateDir, 'run', `${component}.pid`);
   }
   get apiserverUrl(): string {

@@ -115,6 +115,8 @@ export async function stackStatus(layout: StackLayout, options: StackOptions = {
 
 /** Stops the components in reverse order, then sweeps any process still working under the state directory. */
 export async function stopStack(layout: StackLayout, log: Logger): Promise<void> {
+  // helmflow first, so it gives up its Lease and drains while the apiserver and Temporal still answer.
+  await stopDaemon(layout.pidFile('helmflow'), 15_000);
   const specs = componentSpecs(layout, toolPaths());
   for (const spec of [...specs].reverse()) {
     const pid = readPid(layout.pidFile(spec.name));
