@@ -1,0 +1,72 @@
+import { Connection, WorkflowClient } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { randomBytes } from 'node:crypto';
+import { buildChart, releaseValues } from './support/charts.js';
+import { installCrds } from './support/crds.js';
+import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { testLayout } from './support/stack.js';
+
+let helmflow: RunningHelmflow;
+beforeAll(async () => {
+  await installCrds('helm.k3sm.io');
+  helmflow = startHelmflow();
+});
+afterAll(async () => {
+  await helmflow.stop();
+});
+
+/** Every history on the Temporal server, as the bytes Temporal stores (payloads included, undecoded). */
+async function allHistoryBytes(): Promise<Buffer[]> {
+  const connection = await Connection.connect({ address: testLayout().temporalAddress });
+  try {
+    const client = new WorkflowClient({ connection });
+    const out: Buffer[] = [];
+    for await (const execution of client.list()) {
+      const history = await client.getHandle(execution.workflowId, execution.runId).fetchHistory();
+      out.push(Buffer.from(temporal.api.history.v1.History.encode(history).finish()));
+    }
+    return out;
+  } finally {
+    await connection.close();
+  }
+}
+
+describe('secrets never reach Temporal', () => {
+  it('a canary in valuesContent and in a values Secret is installed, yet appears in no workflow history', async () => {
+    const canaryInline = `canary-inline-${randomBytes(12).toString('hex')}`;
+    const canarySecret = `canary-secret-${randomBytes(12).toString('hex')}`;
+    const ns = await freshNamespace('canary');
+    await clients().core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: 'db' }, stringData: { 'values.yaml': `password: ${canarySecret}\n` } },
+    });
+    const chart = buildChart({ name: 'canary' });
+    apply(
+      helmChart(ns, 'secretive', {
+        chartContent: chart.chartContent,
+        valuesContent: `token: ${canaryInline}\n`,
+        valuesSecrets: [{ name: 'db', keys: ['values.yaml'] }],
+      }),
+    );
+    await chartInstalled(ns, 'secretive');
+    // The values did reach helm, so a missing canary below means it was kept out, not never sent.
+    expect(await releaseValues(ns, 'secretive')).toEqual(
+      expect.objectContaining({ token: canaryInline, password: canarySecret }),
+    );
+    // Nor are they in the Job's args or env.
+    const job = kubectl(['get', 'job', 'helm-install-secretive', '-n', ns, '-o', 'json']).stdout;
+    expect(job).not.toContain(canaryInline);
+    expect(job).not.toContain(canarySecret);
+
+    const histories = await allHistoryBytes();
+    expect(histories.length).toBeGreaterThan(0);
+    const everything = Buffer.concat(histories);
+    expect(everything.includes(Buffer.from('helm-install-secretive'))).toBe(true);
+    for (const canary of [canaryInline, canarySecret]) {
+      expect(everything.includes(Buffer.from(canary))).toBe(false);
+      expect(everything.includes(Buffer.from(Buffer.from(canary).toString('base64')))).toBe(false);
+    }
+  });
+});
