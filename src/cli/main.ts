@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { spawnSync } from 'node:child_process';
 import { toolPaths } from '../config/pins.js';
 import { defaultStackLayout } from '../devstack/stack.js';
+import { registerChartCommands } from './chart-commands.js';
 import { registerProcessCommands } from './process-commands.js';
 import { registerStackCommands } from './stack-commands.js';
 
@@ -10,6 +11,7 @@ const program = new Command('helmflow').description(
 );
 registerStackCommands(program);
 registerProcessCommands(program);
+registerChartCommands(program);
 
 for (const tool of ['kubectl', 'helm', 'temporal'] as const) {
   program

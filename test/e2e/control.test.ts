@@ -1,0 +1,137 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { repoRoot, toolPaths } from '../../src/config/pins.js';
+import { waitFor } from '../../src/devstack/wait.js';
+import { chartWorkflowId } from '../../workflows/contract.js';
+import { buildChart } from './support/charts.js';
+import { installCrds } from './support/crds.js';
+import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { apply, chartFailed, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { testLayout } from './support/stack.js';
+
+let helmflow: RunningHelmflow;
+beforeAll(async () => {
+  await installCrds('helm.k3sm.io');
+  helmflow = startHelmflow();
+});
+afterAll(async () => {
+  await helmflow.stop();
+});
+
+// With slow=true the chart holds a Deployment, which never becomes available here (no deployment controller):
+// `helm --wait` keeps the install running, so there is an attempt to cancel.
+const chart = buildChart({
+  name: 'control',
+  templates: {
+    'slow.yaml': `{{- if .Values.slow }}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-slow
+spec:
+  selector: { matchLabels: { app: slow } }
+  template:
+    metadata: { labels: { app: slow } }
+    spec: { containers: [{ name: slow, image: none, command: [sleep, "3600"] }] }
+{{- end }}
+`,
+  },
+});
+
+/** The pinned Temporal CLI against the test stack's server, as an operator would use it. */
+function temporalCli(args: string[]): string {
+  return execFileSync(toolPaths().temporal, [...args, '--address', testLayout().temporalAddress], { encoding: 'utf8' });
+}
+
+async function eventMessages(namespace: string, name: string, reason: string): Promise<string[]> {
+  const list = await clients().core.listNamespacedEvent({ namespace });
+  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason).map((e) => e.message ?? '');
+}
+
+describe('per-chart control from Temporal and kubectl', () => {
+  it('a Temporal cancel stops the attempt, deletes its Job and pauses the chart; a spec change resumes it', async () => {
+    const ns = await freshNamespace('cancel');
+    const spec = { chartContent: chart.chartContent, timeout: '5m', set: { slow: 'true' } };
+    apply(helmChart(ns, 'paused', spec));
+    const { batch } = clients();
+    await waitFor('the install Job to run', async () => {
+      const job = await batch.readNamespacedJob({ name: 'helm-install-paused', namespace: ns }).catch(() => undefined);
+      return (job?.status?.active ?? 0) > 0 || undefined;
+    });
+    const workflowId = chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: 'paused' });
+    temporalCli(['workflow', 'cancel', '--workflow-id', workflowId]);
+
+    const paused = await waitFor('the chart to be Paused', async () => {
+      const current = await readHelmChart(ns, 'paused');
+      return current?.status?.phase === 'Paused' ? current : undefined;
+    });
+    const condition = paused.status?.conditions?.find((c) => c.type === 'Paused');
+    expect(condition).toEqual(expect.objectContaining({ status: 'True', reason: 'Cancelled' }));
+    expect(condition?.message).toContain('cancelled through Temporal');
+    expect(await eventMessages(ns, 'paused', 'HelmChartPaused')).toHaveLength(1);
+    await waitFor('the install Job to be deleted', async () =>
+      batch.readNamespacedJob({ name: 'helm-install-paused', namespace: ns }).then(
+        () => false,
+        () => true,
+      ),
+    );
+    // The workflow lives on (a fresh run), so the chart is still served.
+    const described = JSON.parse(temporalCli(['workflow', 'describe', '--workflow-id', workflowId, '-o', 'json'])) as {
+      workflowExecutionInfo: { status: string };
+    };
+    expect(described.workflowExecutionInfo.status).toContain('RUNNING');
+
+    apply(helmChart(ns, 'paused', { ...spec, set: { slow: 'false' } }));
+    await chartInstalled(ns, 'paused');
+  });
+
+  it('a retry from the Temporal CLI, from `helmflow chart retry` and from the annotation each rerun a failed chart, naming who asked', async () => {
+    const ns = await freshNamespace('retry');
+    apply(
+      helmChart(ns, 'stuck', {
+        chartContent: chart.chartContent,
+        failurePolicy: 'abort',
+        backOffLimit: 0,
+        set: { fail: 'still broken' },
+      }),
+    );
+    await chartFailed(ns, 'stuck');
+    const failures = async () => (await eventMessages(ns, 'stuck', 'HelmChartInstallFailed')).length;
+    await waitFor('the first failure event', async () => (await failures()) === 1 || undefined);
+    const workflowId = chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: 'stuck' });
+
+    temporalCli([
+      'workflow',
+      'signal',
+      '--workflow-id',
+      workflowId,
+      '--name',
+      'retry',
+      '--input',
+      '{"requestedBy":"temporal-cli"}',
+    ]);
+    await waitFor('a second failure after the retry', async () => (await failures()) === 2 || undefined, {
+      timeoutMs: 60_000,
+    });
+    expect((await eventMessages(ns, 'stuck', 'HelmChartRetry')).join('\n')).toContain(
+      'retry requested by temporal-cli',
+    );
+
+    const cli = spawnSync(
+      'npx',
+      ['tsx', 'src/cli/main.ts', 'chart', 'retry', `${ns}/stuck`, '--temporal-address', testLayout().temporalAddress],
+      { cwd: repoRoot, encoding: 'utf8' },
+    );
+    expect(cli.status).toBe(0);
+    await waitFor('a third failure after the CLI retry', async () => (await failures()) === 3 || undefined, {
+      timeoutMs: 60_000,
+    });
+    expect((await eventMessages(ns, 'stuck', 'HelmChartRetry')).join('\n')).toMatch(/retry requested by cli:/);
+
+    expect(kubectl(['annotate', 'helmchart', 'stuck', '-n', ns, 'helm.k3sm.io/retry=first']).status).toBe(0);
+    await waitFor('a fourth failure after the annotation', async () => (await failures()) === 4 || undefined, {
+      timeoutMs: 60_000,
+    });
+    expect((await eventMessages(ns, 'stuck', 'HelmChartRetry')).join('\n')).toContain('helm.k3sm.io/retry annotation');
+  });
+});
