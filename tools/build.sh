@@ -9,16 +9,18 @@ cache=${HELMFLOW_CACHE:-$HOME/.cache/helmflow}
 tools="$cache/tools"
 mkdir -p "$tools"
 
-if ! command -v go >/dev/null 2>&1; then
-  for candidate in /usr/local/go/bin/go /usr/lib/go/bin/go; do
-    [ -x "$candidate" ] && PATH="$(dirname "$candidate"):$PATH" && break
-  done
+# HELMFLOW_GO names the go binary; else go on PATH; else the standard /usr/local/go install.
+go_bin=${HELMFLOW_GO:-}
+if [ -z "$go_bin" ]; then
+  go_bin=$(command -v go || true)
+  [ -z "$go_bin" ] && [ -x /usr/local/go/bin/go ] && go_bin=/usr/local/go/bin/go
 fi
-if ! command -v go >/dev/null 2>&1; then
-  echo "helmflow: the Go toolchain (go 1.24 or newer) is needed to build the pinned tools and was not found on PATH." >&2
+if [ -z "$go_bin" ] || [ ! -x "$go_bin" ]; then
+  echo "helmflow: the Go toolchain (go 1.24 or newer) is needed to build the pinned tools and was not found${go_bin:+ at $go_bin}." >&2
   echo "          Install it (Debian: apt-get install golang-go, or a release from the Go project) and run this again." >&2
   exit 2
 fi
+PATH="$(dirname "$go_bin"):$PATH"
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
 
 pin() { node -e "process.stdout.write(require('$here/pins.json')['$1'])"; }
