@@ -6,17 +6,24 @@ import { chartNameKey, chartNamespaceKey, phaseKey } from '../../../workflows/co
 
 let runtimeInstalled = false;
 
-/** A real Temporal dev server (the pinned CLI, never downloaded) with helmflow's search attributes. */
-export async function startTemporal(): Promise<TestWorkflowEnvironment> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    runtimeInstalled = true;
-  }
+/** The SDK's runtime logging only warnings, once per test file (the replay test needs no server). */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  runtimeInstalled = true;
+}
+
+/**
+ * A real Temporal dev server (the pinned CLI, never downloaded) with helmflow's search attributes. `extraArgs`
+ * reach `temporal server start-dev`, e.g. `--dynamic-config-value KEY=VALUE` for a test file's own server.
+ */
+export async function startTemporal(extraArgs: string[] = []): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
   return TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: toolPaths().temporal },
       searchAttributes: [chartNamespaceKey, chartNameKey, phaseKey],
-      extraArgs: ['--log-level', 'error'],
+      extraArgs: ['--log-level', 'error', ...extraArgs],
     },
   });
 }

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type {
   ChartActivities,
   ChartTarget,
@@ -7,28 +8,84 @@ import type {
   ChartEvent,
 } from '../../../activities/types.js';
 
+/** A promise a test resolves by hand: holds an activity open while the test acts. */
+export class Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve!: (value: T) => void;
+  reject!: (reason: unknown) => void;
+  constructor() {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+}
+
+/** An outcome that never comes: the wait ends only when Temporal cancels the activity (or its worker stops). */
+export const never = (): Promise<JobOutcome> => new Promise<JobOutcome>(() => undefined);
+
+/** One call of awaitJob as the fake saw it. */
+export interface AwaitRecord {
+  jobUid: string;
+  /** The activity's attempt (2+ when Temporal retried it, e.g. on another worker). */
+  activityAttempt: number;
+  /** How the wait ended: with an outcome, or cancelled by Temporal (a superseded attempt, a timeout, a shutdown). */
+  ended: 'outcome' | 'cancelled' | undefined;
+}
+
 /**
  * In-memory activities that steer the workflow's branches: each Job's outcome is decided by `outcomes`, which
  * a test may hold open (a Promise) to act while an attempt is waiting. Records every call for assertions.
+ * A pending wait heartbeats, like the real one, so Temporal can deliver its cancellation.
  */
 export class FakeCluster {
   chartPresent = true;
   refusal: { reason: string; message: string } | undefined;
   generation = 1;
   jobs: StartedJob[] = [];
+  /** startInstallJob calls: which chart uid asked for which attempt. */
+  installStarts: { uid: string; attempt: number }[] = [];
   deletedJobs: string[] = [];
   statuses: StatusUpdate[] = [];
   events: ChartEvent[] = [];
   calls: string[] = [];
+  waits: AwaitRecord[] = [];
   finalizerReleased = false;
+  /** The chart uids whose finalizer was released. */
+  releasedUids: string[] = [];
   objectsRemoved = false;
-  /** Decides each install attempt's outcome (1-based attempt number); default success. */
+  /** Decides each install attempt's outcome (1-based count of install waits); default success. */
   installOutcome: (attempt: number) => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
   deleteOutcome: () => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
+  /** Called by setStatus before it returns: a test may hold a status write open to act at that moment. */
+  onStatus: (update: StatusUpdate) => Promise<void> | void = () => undefined;
   private installAttempts = 0;
+
+  /** Names of the calls, in order, for the calls made after `since` (an index into `calls`). */
+  callsSince(since: number): string[] {
+    return this.calls.slice(since);
+  }
 
   activities(): ChartActivities {
     const log = (name: string) => this.calls.push(name);
+    const wait = async (jobUid: string, outcome: () => Promise<JobOutcome> | JobOutcome): Promise<JobOutcome> => {
+      const context = Context.current();
+      const record: AwaitRecord = { jobUid, activityAttempt: context.info.attempt, ended: undefined };
+      this.waits.push(record);
+      const beat = setInterval(() => {
+        context.heartbeat({ jobUid });
+      }, 100);
+      try {
+        const result = await Promise.race([Promise.resolve(outcome()), context.cancelled]);
+        record.ended = 'outcome';
+        return result;
+      } catch (err) {
+        record.ended = 'cancelled';
+        throw err;
+      } finally {
+        clearInterval(beat);
+      }
+    };
     return {
       inspectChart: async () => {
         log('inspectChart');
@@ -40,6 +97,7 @@ export class FakeCluster {
       ensureInstallInputs: async () => void log('ensureInstallInputs'),
       startInstallJob: async (target: ChartTarget, attempt: number) => {
         log('startInstallJob');
+        this.installStarts.push({ uid: target.uid, attempt });
         const job = {
           jobName: `helm-install-${target.ref.name}`,
           jobUid: `install-${attempt}`,
@@ -51,9 +109,10 @@ export class FakeCluster {
       },
       awaitJob: async (_ref, job) => {
         log('awaitJob');
-        if (job.jobUid.startsWith('delete')) return this.deleteOutcome();
+        if (job.jobUid.startsWith('delete')) return wait(job.jobUid, () => this.deleteOutcome());
         this.installAttempts += 1;
-        return this.installOutcome(this.installAttempts);
+        const n = this.installAttempts;
+        return wait(job.jobUid, () => this.installOutcome(n));
       },
       deleteJob: async (_ref, jobName) => {
         log('deleteJob');
@@ -62,6 +121,7 @@ export class FakeCluster {
       setStatus: async (_t, update) => {
         log('setStatus');
         this.statuses.push(update);
+        await this.onStatus(update);
       },
       recordEvent: async (_t, event) => {
         log('recordEvent');
@@ -83,9 +143,10 @@ export class FakeCluster {
         log('removeInstallObjects');
         this.objectsRemoved = true;
       },
-      releaseFinalizer: async () => {
+      releaseFinalizer: async (target) => {
         log('releaseFinalizer');
         this.finalizerReleased = true;
+        this.releasedUids.push(target.uid);
       },
     };
   }

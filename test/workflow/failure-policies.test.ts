@@ -1,0 +1,182 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { desiredStateSignal, retrySignal } from '../../workflows/contract.js';
+import { FakeCluster } from './support/fake-activities.js';
+import { startTemporal } from './support/env.js';
+import {
+  desired,
+  historyOf,
+  ref,
+  scheduledActivities,
+  startChart,
+  timerSeconds,
+  uniqueName,
+  until,
+  waitForStatus,
+  withWorker,
+} from './support/harness.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTemporal();
+});
+afterAll(async () => {
+  await env.teardown();
+});
+
+/** Backoff of one second, so a reinstall loop runs in seconds. */
+const fast = { backoffBaseSeconds: 1, backoffMaxSeconds: 1 };
+const failed = (reason = 'BackoffLimitExceeded') => ({ outcome: 'failed' as const, reason });
+
+describe('failurePolicy reinstall (the default)', () => {
+  it('deletes each failed Job and installs again until an attempt succeeds', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n < 3 ? failed() : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('reinstall'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      const status = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(status).toMatchObject({ attempt: 3, installedDigest: 'd1' });
+      expect(status.lastFailure).toBeUndefined();
+      expect(cluster.installStarts.map((s) => s.attempt)).toEqual([1, 2, 3]);
+      expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`, `helm-install-${chart.name}`]);
+      expect(cluster.events.filter((e) => e.reason === 'HelmChartInstallFailed')).toHaveLength(2);
+      // Each failed Job is deleted before the backoff and the next attempt.
+      const order = cluster.calls.filter((c) => ['recordInstallFailure', 'deleteJob', 'startInstallJob'].includes(c));
+      expect(order).toEqual([
+        'startInstallJob',
+        'recordInstallFailure',
+        'deleteJob',
+        'startInstallJob',
+        'recordInstallFailure',
+        'deleteJob',
+        'startInstallJob',
+      ]);
+      expect(timerSeconds(await historyOf(handle))).toEqual([1, 1]);
+    });
+  });
+
+  it('treats a Job stopped by its deadline (DeadlineExceeded) as a failed install', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 1 ? failed('DeadlineExceeded') : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('deadline'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      await waitForStatus(handle, 'phase Installed after a second attempt', (s) => s.phase === 'Installed');
+      expect(cluster.events).toEqual([
+        { type: 'Warning', reason: 'HelmChartInstallFailed', message: `helm-install-${chart.name} DeadlineExceeded` },
+      ]);
+      expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
+      expect(cluster.installStarts.map((s) => s.attempt)).toEqual([1, 2]);
+    });
+  });
+
+  it('keeps the failure on the status while it backs off', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = () => failed('DeadlineExceeded');
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('backing-off'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+        backoffBaseSeconds: 300,
+        backoffMaxSeconds: 300,
+      });
+      const status = await waitForStatus(handle, 'phase Backoff', (s) => s.phase === 'Backoff');
+      expect(status.lastFailure).toEqual({ reason: 'DeadlineExceeded', digest: 'd1' });
+      await until('the failed Job deleted', () => cluster.deletedJobs.length === 1);
+      // A retry cuts the backoff short.
+      cluster.installOutcome = () => ({ outcome: 'succeeded' });
+      await handle.signal(retrySignal, { requestedBy: 'test' });
+      await waitForStatus(handle, 'phase Installed after the retry', (s) => s.phase === 'Installed');
+    });
+  });
+});
+
+describe('failurePolicy abort', () => {
+  it('stops after a failure and keeps the failed Job until a new generation arrives', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('abort'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
+      const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+      expect(status).toMatchObject({ attempt: 1, lastFailure: { reason: 'BackoffLimitExceeded', digest: 'd1' } });
+      expect(cluster.events.map((e) => e.reason)).toEqual(['HelmChartInstallFailed']);
+
+      // A new digest of the same generation (a referenced Secret changed) is not a spec change: still stopped.
+      await handle.signal(desiredStateSignal, desired('d1-secret', { failurePolicy: 'abort' }));
+      await waitForStatus(handle, 'the new digest seen', (s) => s.desiredDigest === 'd1-secret');
+      const events = await historyOf(handle);
+      expect(scheduledActivities(events).filter((a) => a === 'startInstallJob')).toHaveLength(1);
+      expect(timerSeconds(events)).toEqual([]);
+      expect(cluster.calls).not.toContain('deleteJob');
+
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2, failurePolicy: 'abort' }));
+      const after = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(after).toMatchObject({ attempt: 2, installedDigest: 'd2' });
+      // The failed Job was never deleted by the workflow: the next attempt's startInstallJob replaces it.
+      expect(cluster.calls).not.toContain('deleteJob');
+    });
+  });
+
+  it('installs again when a retry is signalled, and the event names who asked', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('abort-retry'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
+      await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+      await handle.signal(retrySignal, { requestedBy: 'cli:alice' });
+      const after = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(after).toMatchObject({ attempt: 2, installedDigest: 'd1' });
+      expect(cluster.events).toContainEqual({
+        type: 'Normal',
+        reason: 'HelmChartRetry',
+        message: 'retry requested by cli:alice',
+      });
+      expect(cluster.calls).not.toContain('deleteJob');
+    });
+  });
+});
+
+describe('failurePolicy retry', () => {
+  it('stops after a failure until anything in the desired state changes', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('retry'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'retry' }), fast);
+      await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+
+      // The same desired state again (a controller resync) does not start an attempt.
+      await handle.signal(desiredStateSignal, desired('d1', { failurePolicy: 'retry' }));
+      const events = await historyOf(handle);
+      expect(scheduledActivities(events).filter((a) => a === 'startInstallJob')).toHaveLength(1);
+      expect(timerSeconds(events)).toEqual([]);
+
+      // Any new digest, even of the same generation (a values Secret changed), runs it again.
+      await handle.signal(desiredStateSignal, desired('d1-secret', { failurePolicy: 'retry' }));
+      const after = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(after).toMatchObject({ attempt: 2, installedDigest: 'd1-secret' });
+      expect(cluster.calls).not.toContain('deleteJob');
+    });
+  });
+});
+
+describe('a refused chart', () => {
+  it('sets Failed with the reason, creates no Job, and waits for a new digest', async () => {
+    const cluster = new FakeCluster();
+    cluster.refusal = { reason: 'InsecureRepo', message: 'http:// is refused' };
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('refused'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+      expect(status.lastFailure).toEqual({ reason: 'InsecureRepo', digest: 'd1' });
+      expect(cluster.calls).not.toContain('startInstallJob');
+      expect(cluster.statuses[0]?.conditions).toEqual([
+        { type: 'Failed', status: 'True', reason: 'InsecureRepo', message: 'http:// is refused' },
+      ]);
+      cluster.refusal = undefined;
+      await handle.signal(desiredStateSignal, desired('d2'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+    });
+  });
+});

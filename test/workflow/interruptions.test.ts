@@ -1,0 +1,175 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { deleteSignal, desiredStateSignal, statusQuery } from '../../workflows/contract.js';
+import { Deferred, FakeCluster, never } from './support/fake-activities.js';
+import { startTemporal } from './support/env.js';
+import {
+  desired,
+  ref,
+  startChart,
+  uniqueName,
+  until,
+  untilIdle,
+  waitForStatus,
+  withWorker,
+} from './support/harness.js';
+import type { JobOutcome } from '../../activities/types.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTemporal();
+});
+afterAll(async () => {
+  await env.teardown();
+});
+
+describe('a spec change while an install runs', () => {
+  it('cancels the waiting attempt and starts a new one for the new digest', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 1 ? never() : { outcome: 'succeeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('changed'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await until('attempt 1 waiting on its Job', () => cluster.waits.length === 1);
+      expect((await handle.query(statusQuery)).phase).toBe('Installing');
+
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      const status = await waitForStatus(handle, 'd2 installed', (s) => s.installedDigest === 'd2');
+      expect(status).toMatchObject({ phase: 'Installed', attempt: 2, desiredDigest: 'd2' });
+      // The activity of the superseded attempt saw its cancellation (it stops watching the old Job)...
+      await until('the first wait cancelled', () => cluster.waits[0]?.ended === 'cancelled');
+      // ...and the next attempt replaced the Job: startInstallJob again, with attempt + 1. No failure was recorded.
+      expect(cluster.installStarts).toEqual([
+        { uid: 'uid-1', attempt: 1 },
+        { uid: 'uid-1', attempt: 2 },
+      ]);
+      expect(cluster.events).toEqual([]);
+      expect(cluster.calls).not.toContain('recordInstallFailure');
+    });
+  });
+
+  it('cuts a reinstall backoff short when the spec changes', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) =>
+      n === 1 ? { outcome: 'failed', reason: 'BackoffLimitExceeded' } : { outcome: 'succeeded' };
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('backoff-cut'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+        backoffBaseSeconds: 600,
+        backoffMaxSeconds: 600,
+      });
+      await waitForStatus(handle, 'phase Backoff', (s) => s.phase === 'Backoff');
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      await waitForStatus(
+        handle,
+        'd2 installed well before the 600 s backoff',
+        (s) => s.installedDigest === 'd2',
+        20_000,
+      );
+    });
+  });
+});
+
+describe('a delete while an install runs', () => {
+  it('stops the install, uninstalls, releases the finalizer and completes', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = () => never();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('deleted-mid-install'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await until('the install waiting on its Job', () => cluster.waits.length === 1);
+      const before = cluster.calls.length;
+
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.waits[0]?.ended).toBe('cancelled');
+      expect(cluster.callsSince(before)).toEqual([
+        'deleteJob',
+        'startDeleteJob',
+        'setStatus',
+        'awaitJob',
+        'removeInstallObjects',
+        'releaseFinalizer',
+      ]);
+      expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
+      expect(cluster.releasedUids).toEqual(['uid-1']);
+      expect(cluster.events).toEqual([]);
+    });
+  });
+
+  it('ignores a delete meant for another uid (a chart recreated under the same name)', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('other-uid'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      await handle.signal(deleteSignal, { uid: 'someone-else' });
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      await waitForStatus(handle, 'd2 installed', (s) => s.installedDigest === 'd2');
+      expect(cluster.calls).not.toContain('startDeleteJob');
+      expect(cluster.finalizerReleased).toBe(false);
+    });
+  });
+});
+
+describe('a chart recreated while the old one is deleted', () => {
+  it('finishes the delete of the old uid, then installs the new chart in a fresh run', async () => {
+    const cluster = new FakeCluster();
+    const uninstall = new Deferred<JobOutcome>();
+    cluster.deleteOutcome = () => uninstall.promise;
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('recreated'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      const firstRun = (await handle.describe()).runId;
+
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      await until('the uninstall waiting on its Job', () => cluster.waits.some((w) => w.jobUid === 'delete-1'));
+      // kubectl apply of the same name while the old chart is Terminating: a new uid.
+      await handle.signal(desiredStateSignal, desired('n1', { uid: 'uid-2' }));
+      const during = await handle.query(statusQuery);
+      expect(during).toMatchObject({ uid: 'uid-1', phase: 'Deleting' });
+      expect(cluster.installStarts).toHaveLength(1);
+
+      uninstall.resolve({ outcome: 'succeeded' });
+      const status = await waitForStatus(
+        handle,
+        'the new chart installed',
+        (s) => s.uid === 'uid-2' && s.phase === 'Installed',
+      );
+      expect(status).toMatchObject({ installedDigest: 'n1', attempt: 1 });
+      expect(cluster.releasedUids).toEqual(['uid-1']);
+      expect(cluster.installStarts).toEqual([
+        { uid: 'uid-1', attempt: 1 },
+        { uid: 'uid-2', attempt: 1 },
+      ]);
+      // The old chart's finalizer was released before anything was done for the new one.
+      expect(cluster.calls.indexOf('releaseFinalizer')).toBeLessThan(cluster.calls.lastIndexOf('startInstallJob'));
+      const next = await handle.describe();
+      expect(next.runId).not.toBe(firstRun);
+      expect(next.status.name).toBe('RUNNING');
+      const old = await env.client.workflow.getHandle(handle.workflowId, firstRun).describe();
+      expect(old.status.name).toBe('CONTINUED_AS_NEW');
+    });
+  });
+});
+
+describe('a chart gone under its uid (deleted with its finalizer removed by hand)', () => {
+  it('waits for the next desired state instead of inspecting the chart again and again', async () => {
+    const cluster = new FakeCluster();
+    cluster.chartPresent = false;
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('gone'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await until('the chart inspected', () => cluster.calls.includes('inspectChart'));
+      await untilIdle(handle);
+      expect(cluster.calls).toEqual(['inspectChart']);
+      expect((await handle.query(statusQuery)).phase).toBe('Pending');
+
+      // It comes back (the controller sees it again): the next desired state installs it.
+      cluster.chartPresent = true;
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(cluster.calls.filter((c) => c === 'inspectChart')).toHaveLength(2);
+    });
+  });
+});

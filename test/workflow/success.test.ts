@@ -1,0 +1,139 @@
+import { tsToMs } from '@temporalio/common/lib/time.js';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { waitFor } from '../../src/devstack/wait.js';
+import { chartNameKey, chartNamespaceKey, chartWorkflowId, phaseKey } from '../../workflows/contract.js';
+import { FakeCluster } from './support/fake-activities.js';
+import { startTemporal } from './support/env.js';
+import {
+  desired,
+  historyOf,
+  ref,
+  scheduledActivities,
+  startChart,
+  uniqueName,
+  waitForStatus,
+  withWorker,
+} from './support/harness.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTemporal();
+});
+afterAll(async () => {
+  await env.teardown();
+});
+
+describe('a chart that installs', () => {
+  it('answers the status query with phase Installed, the installed digest and the Job', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('podinfo'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const status = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      expect(status).toEqual({
+        ref: chart,
+        uid: 'uid-1',
+        phase: 'Installed',
+        desiredDigest: 'd1',
+        installedDigest: 'd1',
+        attempt: 1,
+        jobName: `helm-install-${chart.name}`,
+        lastFailure: undefined,
+      });
+      // The install sequence of the design: validate, identity, inputs, Job, JobCreated, wait, success.
+      expect(cluster.calls).toEqual([
+        'inspectChart',
+        'ensureIdentity',
+        'ensureInstallInputs',
+        'startInstallJob',
+        'setStatus',
+        'awaitJob',
+        'setStatus',
+      ]);
+      expect(cluster.statuses[0]?.conditions).toEqual([
+        expect.objectContaining({ type: 'JobCreated', status: 'True' }),
+      ]);
+      expect(cluster.statuses[1]).toMatchObject({
+        phase: 'Installed',
+        conditions: [{ type: 'Failed', status: 'False', reason: 'InstallSucceeded' }],
+      });
+      expect(cluster.events).toEqual([]);
+    });
+  });
+
+  it('keeps its search attributes current, so the UI can filter charts by namespace, name and phase', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('searchable'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      const query = `WorkflowId = "${chartWorkflowId(chart)}" AND HelmChartPhase = "Installed"`;
+      const listed = await waitFor(
+        'the chart listed under HelmChartPhase = "Installed" (visibility is eventually consistent)',
+        async () => {
+          for await (const execution of env.client.workflow.list({ query })) return execution;
+          return undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+      expect(listed.workflowId).toBe(chartWorkflowId(chart));
+      expect(listed.typedSearchAttributes.get(chartNamespaceKey)).toBe('kube-system');
+      expect(listed.typedSearchAttributes.get(chartNameKey)).toBe(chart.name);
+      const description = await handle.describe();
+      expect(description.typedSearchAttributes.get(phaseKey)).toBe('Installed');
+
+      // A failing chart moves to another phase and leaves the Installed filter.
+      cluster.installOutcome = () => ({ outcome: 'failed', reason: 'BackoffLimitExceeded' });
+      await handle.signal('desiredState', desired('d2', { generation: 2, failurePolicy: 'abort' }));
+      await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+      await waitFor(
+        'the chart listed under HelmChartPhase = "Failed" and no longer under Installed',
+        async () => {
+          const failed = [];
+          for await (const e of env.client.workflow.list({
+            query: `WorkflowId = "${chartWorkflowId(chart)}" AND HelmChartPhase = "Failed"`,
+          }))
+            failed.push(e);
+          const installed = [];
+          for await (const e of env.client.workflow.list({ query })) installed.push(e);
+          return failed.length === 1 && installed.length === 0;
+        },
+        { timeoutMs: 30_000, intervalMs: 200 },
+      );
+    });
+  });
+
+  it('bounds the wait by the Job deadline and heartbeats, and labels each step with a summary', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('bounded'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      const events = await historyOf(handle);
+      expect(scheduledActivities(events)).toEqual([
+        'inspectChart',
+        'ensureIdentity',
+        'ensureInstallInputs',
+        'startInstallJob',
+        'setStatus',
+        'awaitJob',
+        'setStatus',
+      ]);
+      const wait = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitJob');
+      const attrs = wait?.activityTaskScheduledEventAttributes;
+      // The fake's Job has activeDeadlineSeconds 600: the wait may last that plus two minutes, no longer.
+      expect(tsToMs(attrs?.startToCloseTimeout) / 1000).toBe(720);
+      expect(tsToMs(attrs?.heartbeatTimeout) / 1000).toBe(30);
+      const summaries = events
+        .map((e) => e.userMetadata?.summary?.data)
+        .filter((d): d is Uint8Array => d instanceof Uint8Array)
+        .map((d) => Buffer.from(d).toString('utf8'));
+      expect(summaries).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(`Create Job helm-install-${chart.name} in kube-system`),
+          expect.stringContaining(`Wait for helm-install-${chart.name}: helm upgrade --install ${chart.name}`),
+        ]),
+      );
+    });
+  });
+});

@@ -1,0 +1,100 @@
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { deleteSignal } from '../../workflows/contract.js';
+import { FakeCluster, never } from './support/fake-activities.js';
+import { startTemporal } from './support/env.js';
+import {
+  desired,
+  historyOf,
+  ref,
+  startChart,
+  timerSeconds,
+  uniqueName,
+  waitForStatus,
+  withWorker,
+} from './support/harness.js';
+
+let env: TestWorkflowEnvironment;
+beforeAll(async () => {
+  env = await startTemporal();
+});
+afterAll(async () => {
+  await env.teardown();
+});
+
+describe('deleting a chart', () => {
+  it('uninstalls with helm-delete-<name>, removes its objects, releases the finalizer and completes', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('deleted'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      const before = cluster.calls.length;
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.callsSince(before)).toEqual([
+        'deleteJob',
+        'startDeleteJob',
+        'setStatus',
+        'awaitJob',
+        'removeInstallObjects',
+        'releaseFinalizer',
+      ]);
+      expect(cluster.statuses.at(-1)).toMatchObject({ phase: 'Deleting', jobName: `helm-delete-${chart.name}` });
+      expect(cluster.events).toEqual([]);
+    });
+  });
+
+  it('records HelmChartUninstallFailed naming the release when the uninstall fails, and still releases the finalizer', async () => {
+    const cluster = new FakeCluster();
+    cluster.deleteOutcome = () => ({ outcome: 'failed', reason: 'BackoffLimitExceeded' });
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('uninstall-fails'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.events).toEqual([
+        {
+          type: 'Warning',
+          reason: 'HelmChartUninstallFailed',
+          message: `helm-delete-${chart.name} BackoffLimitExceeded`,
+        },
+      ]);
+      expect(cluster.objectsRemoved).toBe(true);
+      expect(cluster.releasedUids).toEqual(['uid-1']);
+      expect(cluster.calls.slice(-3)).toEqual(['recordUninstallFailure', 'removeInstallObjects', 'releaseFinalizer']);
+    });
+  });
+
+  it('gives up on an uninstall that outlasts uninstallTimeoutSeconds, records it, and still releases the finalizer', async () => {
+    const cluster = new FakeCluster();
+    cluster.deleteOutcome = () => never();
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('uninstall-hangs'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'), { uninstallTimeoutSeconds: 2 });
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.events).toEqual([
+        { type: 'Warning', reason: 'HelmChartUninstallFailed', message: `helm-delete-${chart.name} UninstallTimedOut` },
+      ]);
+      expect(cluster.objectsRemoved).toBe(true);
+      expect(cluster.releasedUids).toEqual(['uid-1']);
+      // The bound is a durable timer of uninstallTimeoutSeconds; the hung wait was cancelled, not left running.
+      expect(timerSeconds(await historyOf(handle))).toEqual([2]);
+      expect(cluster.waits.find((w) => w.jobUid === 'delete-1')?.ended).toBe('cancelled');
+    });
+  });
+
+  it('releases the finalizer of a chart deleted before any install ran', async () => {
+    const cluster = new FakeCluster();
+    cluster.chartPresent = false;
+    await withWorker(env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('gone'));
+      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.releasedUids).toEqual(['uid-1']);
+    });
+  });
+});
