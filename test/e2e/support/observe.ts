@@ -1,6 +1,6 @@
 import { Watch, type V1Job } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { Settings } from '../../../src/app/settings.js';
 import { chartWorkflowId, statusQuery, type ChartStatus } from '../../../workflows/contract.js';
 import { waitFor, WaitAborted } from '../../../src/devstack/wait.js';
@@ -96,7 +96,7 @@ export async function pendingActivities(
     const description = await client.workflow.getHandle(id).describe();
     return (description.raw.pendingActivities ?? []).map((a) => ({
       type: a.activityType?.name ?? '',
-      started: a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      started: a.state === proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
     }));
   } finally {
     await connection.close();
