@@ -47,13 +47,16 @@ export async function runWorker(
     },
     log,
   });
-  stop.addEventListener('abort', () => {
+  const shutdown = () => {
     log.info('worker shutting down');
     worker.shutdown();
-  });
+  };
   log.info({ taskQueue: settings.taskQueue }, 'worker running');
   try {
     const running = worker.run();
+    // Bundling takes seconds: a stop that came meanwhile has already fired its event.
+    if (stop.aborted) shutdown();
+    else stop.addEventListener('abort', shutdown, { once: true });
     onRunning();
     await running;
   } finally {

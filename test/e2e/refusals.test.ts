@@ -1,0 +1,112 @@
+import { stringify } from 'yaml';
+import { waitFor } from '../../src/devstack/wait.js';
+import { buildChart } from './support/charts.js';
+import { installCrds } from './support/crds.js';
+import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { apply, chartInstalled, readHelmChart } from './support/helmcharts.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
+
+/**
+ * k3s's own CRDs validate nothing: in drop-in mode (helm.cattle.io) an http:// repo reaches the controller, which
+ * must refuse it itself. These CRDs stand in for k3s's: structural, but with no rules.
+ */
+function permissiveCrd(kind: string, plural: string) {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${plural}.helm.cattle.io` },
+    spec: {
+      group: 'helm.cattle.io',
+      scope: 'Namespaced',
+      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
+      versions: [
+        {
+          name: 'v1',
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              properties: {
+                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+function cattleChart(namespace: string, name: string, spec: Record<string, unknown>) {
+  return { apiVersion: 'helm.cattle.io/v1', kind: 'HelmChart', metadata: { name, namespace }, spec };
+}
+
+async function cattleChartStatus(namespace: string, name: string) {
+  const out = kubectl(['get', 'helmcharts.helm.cattle.io', name, '-n', namespace, '-o', 'json']);
+  if (out.status !== 0) return undefined;
+  return JSON.parse(out.stdout) as {
+    status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+  };
+}
+
+let helmflow: RunningHelmflow | undefined;
+afterAll(async () => {
+  await helmflow?.stop();
+});
+
+describe('refusals the apiserver cannot make are made by the controller, with a reason and no Job', () => {
+  it('refuses an http:// repo that slipped past k3s-style CRDs with Failed/InsecureRepo', async () => {
+    const crds = [permissiveCrd('HelmChart', 'helmcharts'), permissiveCrd('HelmChartConfig', 'helmchartconfigs')];
+    const applied = kubectl(
+      ['apply', '--server-side', '--force-conflicts', '-f', '-'],
+      crds.map((c) => stringify(c)).join('---\n'),
+    );
+    expect(applied.status).toBe(0);
+    await waitFor(
+      'the permissive CRDs to serve',
+      () => kubectl(['get', 'helmcharts.helm.cattle.io', '-A']).status === 0,
+    );
+    // helmflow re-applies its own (strict) CRDs when it leads, so it starts only after the chart exists.
+    const ns = await freshNamespace('insecure');
+    apply(cattleChart(ns, 'plain', { repo: 'http://charts.example.invalid', chart: 'podinfo' }));
+    helmflow = startHelmflow({ group: 'helm.cattle.io' });
+    const failed = await waitFor('Failed=True', async () => {
+      const status = await cattleChartStatus(ns, 'plain');
+      return status?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+    });
+    expect(failed.reason).toBe('InsecureRepo');
+    expect(failed.message).toContain('https://');
+    const jobs = await clients().batch.listNamespacedJob({ namespace: ns });
+    expect(jobs.items).toEqual([]);
+    await helmflow.stop();
+    helmflow = undefined;
+  });
+
+  it('refuses a chart whose values Secret is missing (ValuesSecretNotFound), then installs once it exists', async () => {
+    await installCrds('helm.k3sm.io');
+    helmflow = startHelmflow();
+    const ns = await freshNamespace('nosecret');
+    const chart = buildChart({ name: 'waits' });
+    apply({
+      apiVersion: 'helm.k3sm.io/v1',
+      kind: 'HelmChart',
+      metadata: { name: 'waits', namespace: ns },
+      spec: { chartContent: chart.chartContent, valuesSecrets: [{ name: 'later', keys: ['values.yaml'] }] },
+    });
+    const failed = await waitFor('Failed=True', async () => {
+      const current = await readHelmChart(ns, 'waits');
+      return current?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+    });
+    expect(failed.reason).toBe('ValuesSecretNotFound');
+    expect(failed.message).toContain('later');
+    expect((await clients().batch.listNamespacedJob({ namespace: ns })).items).toEqual([]);
+    await clients().core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: 'later' }, stringData: { 'values.yaml': 'arrived: true\n' } },
+    });
+    await chartInstalled(ns, 'waits');
+  });
+});
