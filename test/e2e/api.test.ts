@@ -16,7 +16,7 @@ import {
   type HelmChartSpec,
   type ReservedField,
 } from '../../src/api/index.js';
-import { installCrds } from './support/crds.js';
+import { installCrds, removeCrds } from './support/crds.js';
 import { freshNamespace, kubeConfig, kubectl, type CommandResult } from './support/kube.js';
 
 const customObjects = () => kubeConfig().makeApiClient(CustomObjectsApi);
@@ -311,6 +311,10 @@ spec:
   describe('helm.cattle.io, the drop-in group for k3s', () => {
     beforeAll(async () => {
       await installCrds('helm.cattle.io');
+    });
+    // Two groups serving `helmcharts` make kubectl's short names ambiguous for the tests that follow.
+    afterAll(async () => {
+      await removeCrds('helm.cattle.io');
     });
 
     it("installs beside helm.k3sm.io and accepts a k3s-style HelmChart, with k3s's defaults", async () => {

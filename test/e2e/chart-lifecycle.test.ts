@@ -49,7 +49,7 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     expect(installed.status?.conditions?.find((c) => c.type === 'JobCreated')?.status).toBe('True');
     expect(await releaseValues(target, 'hello')).toEqual(expect.objectContaining({ greeting: 'first', replicas: 2 }));
     expect(releaseRevisions(target, 'hello').map((r) => r.status)).toEqual(['deployed']);
-    const table = kubectl(['get', 'helmcharts', '-n', ns]).stdout;
+    const table = kubectl(['get', 'helmcharts.helm.k3sm.io', '-n', ns]).stdout;
     expect(table).toMatch(/hello\s.*helm-install-hello/);
 
     // A values change reruns the install: helm history shows the new revision.
@@ -70,7 +70,7 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     expect(releaseRevisions(target, 'hello').at(-1)?.status).toBe('deployed');
 
     // Delete: helm uninstall in helm-delete-hello, identity removed, finalizer released.
-    expect(kubectl(['delete', 'helmchart', 'hello', '-n', ns, '--wait=false']).status).toBe(0);
+    expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'hello', '-n', ns, '--wait=false']).status).toBe(0);
     await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'hello')) === undefined, {
       timeoutMs: 120_000,
     });

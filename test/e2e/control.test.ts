@@ -68,7 +68,10 @@ describe('per-chart control from Temporal and kubectl', () => {
     const condition = paused.status?.conditions?.find((c) => c.type === 'Paused');
     expect(condition).toEqual(expect.objectContaining({ status: 'True', reason: 'Cancelled' }));
     expect(condition?.message).toContain('cancelled through Temporal');
-    expect(await eventMessages(ns, 'paused', 'HelmChartPaused')).toHaveLength(1);
+    await waitFor(
+      'the HelmChartPaused event',
+      async () => (await eventMessages(ns, 'paused', 'HelmChartPaused')).length === 1 || undefined,
+    );
     await waitFor('the install Job to be deleted', async () =>
       batch.readNamespacedJob({ name: 'helm-install-paused', namespace: ns }).then(
         () => false,
@@ -128,7 +131,9 @@ describe('per-chart control from Temporal and kubectl', () => {
     });
     expect((await eventMessages(ns, 'stuck', 'HelmChartRetry')).join('\n')).toMatch(/retry requested by cli:/);
 
-    expect(kubectl(['annotate', 'helmchart', 'stuck', '-n', ns, 'helm.k3sm.io/retry=first']).status).toBe(0);
+    expect(kubectl(['annotate', 'helmcharts.helm.k3sm.io', 'stuck', '-n', ns, 'helm.k3sm.io/retry=first']).status).toBe(
+      0,
+    );
     await waitFor('a fourth failure after the annotation', async () => (await failures()) === 4 || undefined, {
       timeoutMs: 60_000,
     });

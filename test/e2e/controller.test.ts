@@ -217,7 +217,7 @@ describe('the controller (real helm on the embedded stack)', () => {
     await chartInstalled(ns, 'orphan');
     await helmflow.stopController();
 
-    expect(kubectl(['delete', 'helmchart', 'orphan', '-n', ns, '--wait=false']).status).toBe(0);
+    expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'orphan', '-n', ns, '--wait=false']).status).toBe(0);
     await holdsFor(
       'the HelmChart to stay Terminating with its finalizer',
       async () => {

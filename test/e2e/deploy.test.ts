@@ -61,6 +61,7 @@ beforeAll(async () => {
     kubectl([
       'apply',
       '--server-side',
+      '--force-conflicts',
       '--field-manager=helmflow-deploy-e2e',
       '-f',
       path.join(repoRoot, 'deploy', 'crds', 'helm.k3sm.io.yaml'),

@@ -93,7 +93,7 @@ describe('two controllers', () => {
       expect(releaseRevisions(ns, 'shared').map((r) => r.status)).toEqual(['superseded', 'deployed']);
       expect(await releaseValues(ns, 'shared')).toEqual(expect.objectContaining({ greeting: 'second' }));
 
-      expect(kubectl(['delete', 'helmchart', 'shared', '-n', ns, '--wait=false']).status).toBe(0);
+      expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'shared', '-n', ns, '--wait=false']).status).toBe(0);
       await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'shared')) === undefined, {
         timeoutMs: 120_000,
       });

@@ -314,7 +314,7 @@ describe('the install Job built by src/build, on the native node', () => {
     expect(forbidden).toContain('forbidden');
     expect(forbidden).toContain(`system:serviceaccount:${ns}:helm-${name}`);
 
-    // The built binding grants cluster-admin; the Job's next run (its own restart) installs.
+    // The built binding grants cluster-admin; the Job's next run (a new pod) installs.
     expect(objects.clusterRoleBinding.roleRef.name).toBe('cluster-admin');
     await createBinding(objects);
     await waitFor(
@@ -337,7 +337,9 @@ describe('the install Job built by src/build, on the native node', () => {
     expect(releases.items.map((s) => [s.metadata?.name, s.type, s.metadata?.labels?.status])).toEqual([
       [`sh.helm.release.v1.${name}.v1`, 'helm.sh/release.v1', 'deployed'],
     ]);
-    const log = kubectl(['logs', '-n', ns, `job/${jobName}`]).stdout;
+    // With restartPolicy Never the Job retried in a new pod: the succeeded one holds the install's log.
+    const succeeded = (await jobPods(ns, jobName)).find((p) => p.status?.phase === 'Succeeded');
+    const log = kubectl(['logs', '-n', ns, succeeded?.metadata?.name ?? '']).stdout;
     expect(log).toContain(`Release "${name}" does not exist. Installing it now.`);
     // Values travel as files only: none of them is in the command line or the environment.
     const pod = (await jobPods(ns, jobName))[0];

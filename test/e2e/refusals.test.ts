@@ -1,7 +1,7 @@
 import { stringify } from 'yaml';
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
-import { installCrds } from './support/crds.js';
+import { installCrds, removeCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
@@ -81,8 +81,18 @@ describe('refusals the apiserver cannot make are made by the controller, with a 
     expect(failed.message).toContain('https://');
     const jobs = await clients().batch.listNamespacedJob({ namespace: ns });
     expect(jobs.items).toEqual([]);
+    // Leave no second group behind: delete the chart while helmflow runs (it releases the finalizer), then the CRDs.
+    expect(kubectl(['delete', 'helmcharts.helm.cattle.io', 'plain', '-n', ns, '--wait=false']).status).toBe(0);
+    await waitFor(
+      'the chart to be gone',
+      () => kubectl(['get', 'helmcharts.helm.cattle.io', 'plain', '-n', ns]).status !== 0,
+      {
+        timeoutMs: 120_000,
+      },
+    );
     await helmflow.stop();
     helmflow = undefined;
+    await removeCrds('helm.cattle.io');
   });
 
   it('refuses a chart whose values Secret is missing (ValuesSecretNotFound), then installs once it exists', async () => {

@@ -41,3 +41,15 @@ export async function crdEstablished(name: string, timeoutMs = 60_000): Promise<
     { timeoutMs },
   );
 }
+
+/**
+ * Deletes a group's HelmChart CRDs and waits until they are gone, so later tests' `kubectl … helmchart` is not
+ * ambiguous between two groups. The group's HelmCharts must carry no finalizer by then.
+ */
+export async function removeCrds(group: ApiGroup, timeoutMs = 60_000): Promise<void> {
+  const names = crdsFor(group).map((crd) => crd.metadata.name);
+  kubectl(['delete', 'crd', '--ignore-not-found', '--wait=false', ...names]);
+  await waitFor(`the ${group} CRDs to be gone`, () => kubectl(['get', 'crd', ...names]).status !== 0 || undefined, {
+    timeoutMs,
+  });
+}

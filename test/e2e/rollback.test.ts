@@ -1,0 +1,40 @@
+import { waitFor } from '../../src/devstack/wait.js';
+import { buildChart } from './support/charts.js';
+import { installCrds } from './support/crds.js';
+import { startHelmflow } from './support/helmflow.js';
+import { apply, chartInstalled, helm, helmChart, readHelmChart } from './support/helmcharts.js';
+import { freshNamespace, kubectl } from './support/kube.js';
+
+describe("rolling back: the seed's manual clean-up of a HelmChart stuck Terminating", () => {
+  it('works with the names helmflow uses, and leaves the release installed as the seed warns', async () => {
+    await installCrds('helm.k3sm.io');
+    const helmflow = startHelmflow();
+    const ns = await freshNamespace('rollback');
+    apply(helmChart(ns, 'left', { chartContent: buildChart({ name: 'left' }).chartContent }));
+    await chartInstalled(ns, 'left');
+    // "A k3sm release without HelmChart support": no controller runs any more.
+    await helmflow.stop();
+    expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'left', '-n', ns, '--wait=false']).status).toBe(0);
+    const stuck = await readHelmChart(ns, 'left');
+    expect(stuck?.metadata.deletionTimestamp).toBeDefined();
+    expect(stuck?.metadata.finalizers).toEqual(['helm.k3sm.io/uninstall']);
+
+    // The seed's three commands, verbatim but for the names.
+    const patch = kubectl([
+      'patch',
+      'helmcharts.helm.k3sm.io',
+      'left',
+      '-n',
+      ns,
+      '--type',
+      'merge',
+      '-p',
+      '{"metadata":{"finalizers":null}}',
+    ]);
+    expect(patch.status).toBe(0);
+    expect(kubectl(['delete', 'clusterrolebinding', `helm-${ns}-left`]).status).toBe(0);
+    expect(kubectl(['delete', 'serviceaccount', 'helm-left', '-n', ns]).status).toBe(0);
+    await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'left')) === undefined);
+    expect(helm(['status', 'left', '-n', ns]).status).toBe(0);
+  });
+});
