@@ -1,9 +1,10 @@
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { readPins } from '../../src/config/pins.js';
 import { processesUnder } from '../../src/devstack/process.js';
 import { waitFor } from '../../src/devstack/wait.js';
-import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { commandJob, jobFinished, jobPods } from './support/jobs.js';
 import { testLayout } from './support/stack.js';
 
@@ -92,6 +93,63 @@ describe('the native node runs Jobs as host processes', () => {
       return pods.items.length === 0;
     });
     expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 301'))).toBe(false);
+  });
+
+  it('KILLs a process that ignores TERM once the grace period is over', async () => {
+    const ns = await freshNamespace('stubborn');
+    const { core } = clients();
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'ignores-term' },
+        spec: {
+          restartPolicy: 'Never',
+          terminationGracePeriodSeconds: 2,
+          containers: [
+            { name: 'main', image: 'native', command: ['sh', '-c', 'trap "" TERM; sleep 302 & wait; sleep 302'] },
+          ],
+        },
+      },
+    });
+    await waitFor('the pod to run', async () => {
+      const pod = await core.readNamespacedPod({ name: 'ignores-term', namespace: ns });
+      return (
+        pod.status?.phase === 'Running' &&
+        processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 302'))
+      );
+    });
+    const deleted = Date.now();
+    await core.deleteNamespacedPod({ name: 'ignores-term', namespace: ns });
+    await waitFor(
+      'the pod object to be gone',
+      async () => (await core.listNamespacedPod({ namespace: ns })).items.length === 0,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    // Not before the grace period (TERM was ignored), and nothing of its process group survives.
+    expect(Date.now() - deleted).toBeGreaterThanOrEqual(2_000);
+    expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 302'))).toBe(false);
+  });
+
+  it('keeps its Node Ready with a Lease renewed like a kubelet', async () => {
+    const { core } = clients();
+    const node = await core.readNode({ name: 'helmflow-native' });
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready?.status).toBe('True');
+    expect(node.status?.daemonEndpoints?.kubeletEndpoint?.Port).toBe(testLayout().ports.nativeNodeKubelet);
+    expect(node.status?.addresses).toEqual(expect.arrayContaining([{ type: 'InternalIP', address: '127.0.0.1' }]));
+    const coordination = kubeConfig().makeApiClient(CoordinationV1Api);
+    const first = await coordination.readNamespacedLease({ name: 'helmflow-native', namespace: 'kube-node-lease' });
+    expect(first.spec?.holderIdentity).toBe('helmflow-native');
+    await waitFor(
+      'the node Lease to be renewed',
+      async () => {
+        const lease = await coordination.readNamespacedLease({ name: 'helmflow-native', namespace: 'kube-node-lease' });
+        return lease.metadata?.resourceVersion !== first.metadata?.resourceVersion || undefined;
+      },
+      { timeoutMs: 30_000 },
+    );
   });
 
   it('enforces the pod ServiceAccount RBAC: Forbidden without a binding, allowed once a RoleBinding grants it', async () => {
