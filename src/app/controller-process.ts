@@ -9,7 +9,7 @@ import {
 import { ensureCrds } from '../kube/crds.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
 import { LeaderElector } from '../kube/leader-election.js';
-import type { Settings } from './settings.js';
+import { buildOptionsOf, type Settings } from './settings.js';
 import { temporalClient } from './temporal.js';
 
 export interface ControllerHooks {
@@ -39,12 +39,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       temporal,
       taskQueue: settings.taskQueue,
       group: settings.group,
-      build: {
-        group: settings.group,
-        jobImage: settings.jobImage,
-        clusterRole: settings.clusterRole,
-        ...(settings.apiServerPort === undefined ? {} : { apiServerPort: settings.apiServerPort }),
-      },
+      build: buildOptionsOf(settings),
       log,
       ...(settings.tuning ? { tuning: settings.tuning } : {}),
       ...hooks,

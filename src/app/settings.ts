@@ -1,5 +1,5 @@
 import { DEFAULT_API_GROUP, isApiGroup, type ApiGroup } from '../api/index.js';
-import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE } from '../build/options.js';
+import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE, type BuildOptions } from '../build/options.js';
 import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../kube/leader-election.js';
 import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
 
@@ -162,5 +162,15 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),
     tuning: tuning === '' ? undefined : (JSON.parse(tuning) as Partial<Tuning>),
     disableLeaderElection: value('--disable-leader-election') === 'true',
+  };
+}
+
+/** What the builders need from the settings: the controller's digest and the worker's objects must agree. */
+export function buildOptionsOf(settings: Settings): BuildOptions {
+  return {
+    group: settings.group,
+    jobImage: settings.jobImage,
+    clusterRole: settings.clusterRole,
+    ...(settings.apiServerPort === undefined ? {} : { apiServerPort: settings.apiServerPort }),
   };
 }

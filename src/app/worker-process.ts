@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
 import { waitFor } from '../devstack/wait.js';
 import { createChartWorker } from '../worker/worker.js';
-import type { Settings } from './settings.js';
+import { buildOptionsOf, type Settings } from './settings.js';
 import { workerConnection } from './temporal.js';
 
 /** Connects to Temporal, waiting (with a log line per failure) while it is not there yet. */
@@ -39,12 +39,7 @@ export async function runWorker(
     taskQueue: settings.taskQueue,
     kubeConfig: kube.kubeConfig,
     group: settings.group,
-    build: {
-      group: settings.group,
-      jobImage: settings.jobImage,
-      clusterRole: settings.clusterRole,
-      ...(settings.apiServerPort === undefined ? {} : { apiServerPort: settings.apiServerPort }),
-    },
+    build: buildOptionsOf(settings),
     log,
   });
   const shutdown = () => {
