@@ -17,10 +17,14 @@ import {
   type HelmChart,
   type HelmChartConfig,
 } from '../api/index.js';
+import { MANAGED_BY } from '../build/labels.js';
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
 const restartDelayMs = 2_000;
+
+/** Secrets that can be values Secrets: not helm's release records, not helmflow's own chart-values-<name>. */
+export const VALUES_SECRET_SELECTOR = `owner!=helm,app.kubernetes.io/managed-by!=${MANAGED_BY}`;
 
 /**
  * Starts an informer that recovers by itself: a failed watch (an apiserver restart, a network error) is started
@@ -80,9 +84,16 @@ export function chartInformers(kc: KubeConfig, group: ApiGroup, log: Logger): Ch
     log,
     isStopped,
   );
-  // Values Secrets may live in any chart namespace; only those a chart names are ever read.
+  // Values Secrets may live in any chart namespace; only those a chart names are ever read. Helm's release
+  // records (one Secret per revision, the largest in most clusters) and helmflow's own are never values Secrets,
+  // so the watch leaves them out rather than holding them all in memory.
   const secrets = resilient(
-    makeInformer<V1Secret>(kc, '/api/v1/secrets', () => core.listSecretForAllNamespaces()),
+    makeInformer<V1Secret>(
+      kc,
+      '/api/v1/secrets',
+      () => core.listSecretForAllNamespaces({ labelSelector: VALUES_SECRET_SELECTOR }),
+      VALUES_SECRET_SELECTOR,
+    ),
     'secrets',
     log,
     isStopped,
