@@ -6,6 +6,7 @@ import { isConflict, isNotFound } from '../src/kube/client.js';
 import type { ChartRef } from '../workflows/contract.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
+import { apply } from './objects.js';
 import type { ChartTarget, JobOutcome, StartedJob } from './types.js';
 
 const attemptAnnotationKey = (deps: ActivityDeps) => `helmcharts.${deps.group}/attempt`;
@@ -84,7 +85,10 @@ export async function startInstallJob(
 export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return undefined;
-  const { job } = buildDelete(chart, { ...deps.build, group: deps.group });
+  const { job, serviceAccount, clusterRoleBinding } = buildDelete(chart, { ...deps.build, group: deps.group });
+  // A chart refused before any install never got its identity: the uninstall Job needs it all the same.
+  await apply(deps, serviceAccount);
+  await apply(deps, clusterRoleBinding);
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: 'delete' };
   return started(deps, await replaceJob(deps, job, target.uid));

@@ -69,7 +69,7 @@ export interface ChartActivities {
   recordEvent(target: ChartTarget, event: ChartEvent): Promise<void>;
   /** Failed condition and a HelmChartInstallFailed Warning carrying the tail of the Job's log. */
   recordInstallFailure(target: ChartTarget, jobName: string, reason: string): Promise<void>;
-  /** helm-delete-<name>, replacing an older one. */
+  /** helm-delete-<name> (and the identity it runs as, if missing), replacing an older one. */
   startDeleteJob(target: ChartTarget): Promise<StartedJob | undefined>;
   /** HelmChartUninstallFailed Warning naming the release, with the tail of the delete Job's log. */
   recordUninstallFailure(target: ChartTarget, jobName: string, reason: string): Promise<void>;

@@ -90,6 +90,11 @@ describe('refusals the apiserver cannot make are made by the controller, with a 
         timeoutMs: 120_000,
       },
     );
+    // The chart never had an identity (refused before any install), yet its uninstall ran rather than timing out.
+    const deleteJob = await clients().batch.readNamespacedJob({ name: 'helm-delete-plain', namespace: ns });
+    expect(deleteJob.status?.succeeded).toBe(1);
+    const events = await clients().core.listNamespacedEvent({ namespace: ns });
+    expect(events.items.filter((e) => e.reason === 'HelmChartUninstallFailed')).toEqual([]);
     await helmflow.stop();
     helmflow = undefined;
     await removeCrds('helm.cattle.io');

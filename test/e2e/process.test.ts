@@ -1,0 +1,73 @@
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../../src/config/pins.js';
+import { get } from '../../src/devstack/http.js';
+import { waitFor } from '../../src/devstack/wait.js';
+import { buildChart } from './support/charts.js';
+import { installCrds } from './support/crds.js';
+import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
+import { freshNamespace, kubeConfig } from './support/kube.js';
+import { testLayout } from './support/stack.js';
+
+describe('the helmflow run process', () => {
+  it('logs JSON, serves /readyz and one /metrics with its own and the Temporal worker metrics, and stops cleanly', async () => {
+    await installCrds('helm.k3sm.io');
+    const layout = testLayout();
+    const port = layout.ports.temporalMetrics + 90;
+    const lease = `helmflow-process-${Date.now()}`;
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(repoRoot, 'src', 'cli', 'main.ts'),
+        'run',
+        `--kubeconfig=${layout.adminKubeconfig}`,
+        `--temporal-address=${layout.temporalAddress}`,
+        `--task-queue=${lease}`,
+        `--lease-name=${lease}`,
+        '--manifests-dir=',
+        `--http-port=${port}`,
+      ],
+      { cwd: repoRoot, env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => {
+      child.on('exit', (code) => {
+        resolve(code);
+      });
+    });
+    try {
+      await waitFor('/readyz', async () => (await get(`http://127.0.0.1:${port}/readyz`)).status === 200, {
+        timeoutMs: 90_000,
+      });
+      const ns = await freshNamespace('process');
+      apply(helmChart(ns, 'scraped', { chartContent: buildChart({ name: 'scraped' }).chartContent }));
+      await chartInstalled(ns, 'scraped');
+      const metrics = (await get(`http://127.0.0.1:${port}/metrics`)).body;
+      expect(metrics).toMatch(/^helmflow_signals_total\{signal="desired"\} [1-9]/m);
+      expect(metrics).toMatch(/^helmflow_leader 1$/m);
+      expect(metrics).toMatch(/^helmflow_watch_events_total\{resource="helmchart",type="change"\} [1-9]/m);
+      expect(metrics).toMatch(/^temporal_activity_task_received_total\{activity_type="awaitJob"/m);
+      expect(metrics).toMatch(/^process_resident_memory_bytes /m);
+      expect((await get(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    // Every log line is one JSON object with a level and a message.
+    const lines = stderr.split('\n').filter((l) => l.startsWith('{'));
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(typeof (JSON.parse(line) as { level?: unknown }).level).toBe('number');
+    expect(lines.some((l) => l.includes('kubeconfig chosen'))).toBe(true);
+    // It gave its Lease up on the way out, so a successor need not wait for it to expire.
+    const held = await kubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: lease, namespace: 'kube-system' });
+    expect(held.spec?.holderIdentity ?? '').toBe('');
+  });
+});
