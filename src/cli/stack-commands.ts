@@ -3,6 +3,7 @@ import { createLogger } from '../config/logger.js';
 import { StackLayout, type StackPorts } from '../devstack/layout.js';
 import { defaultStackLayout, stackStatus, startStack, stopStack } from '../devstack/stack.js';
 import { runNativeNode } from '../nativenode/native-node.js';
+import { writeNodeTrustBundle } from '../nativenode/trust.js';
 import { spawnSync } from 'node:child_process';
 import { toolPaths } from '../config/pins.js';
 import { dropExampleChart, exampleInstalled } from '../devstack/example-chart.js';
@@ -84,7 +85,12 @@ export function registerStackCommands(program: Command): void {
       const log = createLogger('native-node');
       const layout = new StackLayout(opts.stateDir, JSON.parse(opts.portOffsetJson) as StackPorts);
       const stop = await runNativeNode(
-        { layout, nodeName: opts.nodeName, recheckSeconds: Number(opts.recheckSeconds) },
+        {
+          layout,
+          nodeName: opts.nodeName,
+          recheckSeconds: Number(opts.recheckSeconds),
+          trustBundle: writeNodeTrustBundle(layout),
+        },
         log,
       );
       const shutdown = (signal: string) => {

@@ -5,6 +5,8 @@ export interface NativeNodeOptions {
   nodeName: string;
   /** How often a pod whose binary is missing is checked again. */
   recheckSeconds: number;
+  /** The node's CA bundle, handed to pod processes as SSL_CERT_FILE. */
+  trustBundle?: string;
 }
 
 /** The node's identity as seen by pods and by the events it records. */

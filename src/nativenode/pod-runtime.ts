@@ -314,6 +314,7 @@ export class PodRuntime {
       KUBERNETES_SERVICE_HOST: '127.0.0.1',
       KUBERNETES_SERVICE_PORT: String(this.options.layout.ports.apiserver),
       ...(existsSync(kubeconfig) ? { KUBECONFIG: kubeconfig } : {}),
+      ...(this.options.trustBundle ? { SSL_CERT_FILE: this.options.trustBundle } : {}),
     };
     const fullEnv = { ...base, ...env };
     const [command = '', ...commandArgs] = (spec.command ?? []).map((a) => expandEnvReferences(a, fullEnv));
