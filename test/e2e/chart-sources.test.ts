@@ -1,5 +1,6 @@
 import { buildChart, releaseValues } from './support/charts.js';
 import { startChartRepo, type ChartRepo } from './support/chart-repo.js';
+import { startOciRegistry, type OciRegistry } from './support/oci-registry.js';
 import { installCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
@@ -7,15 +8,18 @@ import { clients, freshNamespace } from './support/kube.js';
 
 let helmflow: RunningHelmflow;
 let repo: ChartRepo;
+let registry: OciRegistry;
 const remote = buildChart({ name: 'remote', version: '0.2.0', values: { origin: 'the repository' } });
 beforeAll(async () => {
   await installCrds('helm.k3sm.io');
   repo = await startChartRepo([remote]);
+  registry = await startOciRegistry([remote]);
   helmflow = startHelmflow();
 });
 afterAll(async () => {
   await helmflow.stop();
   await repo.close();
+  await registry.close();
 });
 
 async function installJob(namespace: string, name: string) {
@@ -41,6 +45,15 @@ describe('chart sources fetched over HTTPS', () => {
     await chartInstalled(ns, 'from-url');
     expect(await releaseValues(ns, 'from-url')).toEqual(expect.objectContaining({ origin: 'the repository' }));
     expect((await installJob(ns, 'from-url')).metadata?.annotations?.['k3sm.io/internet-egress']).toBe('true');
+  });
+
+  it('chart alone as an oci:// reference, pulled from an OCI registry', async () => {
+    const ns = await freshNamespace('oci');
+    apply(helmChart(ns, 'from-oci', { chart: `${registry.base}/remote`, version: '0.2.0' }));
+    await chartInstalled(ns, 'from-oci');
+    expect(await releaseValues(ns, 'from-oci')).toEqual(expect.objectContaining({ origin: 'the repository' }));
+    expect(registry.requests).toEqual(expect.arrayContaining(['GET /v2/charts/remote/manifests/0.2.0']));
+    expect((await installJob(ns, 'from-oci')).metadata?.annotations?.['k3sm.io/internet-egress']).toBe('true');
   });
 
   it('chartContent fetches nothing, and its Job carries no egress annotation', async () => {
