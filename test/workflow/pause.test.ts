@@ -133,6 +133,8 @@ describe('Temporal cancel of a chart workflow', () => {
       await handle.cancel();
       await until('attempt 2 stopped', () => cluster.waits[1]?.ended === 'cancelled');
       await waitForStatus(handle, 'phase Paused again', (s) => s.phase === 'Paused');
+      // The phase turns Paused before the event is recorded: wait for the event itself.
+      await until('the second HelmChartPaused recorded', () => cluster.events.length === 3);
       expect(cluster.events.map((e) => e.reason)).toEqual(['HelmChartPaused', 'HelmChartRetry', 'HelmChartPaused']);
     });
   });
