@@ -8,6 +8,7 @@ import {
   ref,
   startChart,
   timerSeconds,
+  until,
   uniqueName,
   waitForStatus,
   withWorker,
@@ -82,6 +83,13 @@ describe('deleting a chart', () => {
       expect(cluster.releasedUids).toEqual(['uid-1']);
       // The bound is a durable timer of uninstallTimeoutSeconds; the hung wait was cancelled, not left running.
       expect(timerSeconds(await historyOf(handle))).toEqual([2]);
+      // Cancellation reaches an activity with its next heartbeat reply, which the SDK throttles (up to 80% of the
+      // 30 s heartbeat timeout): wait for it rather than expect it by the time the workflow has finished.
+      await until(
+        'the hung wait to be cancelled',
+        () => cluster.waits.find((w) => w.jobUid === 'delete-1')?.ended !== undefined,
+        40_000,
+      );
       expect(cluster.waits.find((w) => w.jobUid === 'delete-1')?.ended).toBe('cancelled');
     });
   });
