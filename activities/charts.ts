@@ -2,12 +2,13 @@ import {
   API_VERSION,
   HELM_CHART_CONFIG_PLURAL,
   HELM_CHART_PLURAL,
-  readsSecret,
+  valuesSecretNames,
   type HelmChart,
   type HelmChartConfig,
   type SecretData,
 } from '../src/api/index.js';
 import { isNotFound } from '../src/kube/client.js';
+import { secretText } from '../src/kube/secret-data.js';
 import type { ActivityDeps } from './deps.js';
 import type { ChartTarget } from './types.js';
 
@@ -51,15 +52,11 @@ export async function readValuesSecrets(
   chart: HelmChart,
   config: HelmChartConfig | undefined,
 ): Promise<SecretData> {
-  const entries = [...(chart.spec.valuesSecrets ?? []), ...(config?.spec?.valuesSecrets ?? [])];
-  const names = new Set(entries.filter((e) => readsSecret(chart.metadata.name, e)).map((e) => e.name));
   const data: Record<string, Record<string, string>> = {};
-  for (const name of names) {
+  for (const name of valuesSecretNames(chart, config)) {
     try {
       const secret = await deps.core.readNamespacedSecret({ name, namespace: chart.metadata.namespace });
-      data[name] = Object.fromEntries(
-        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-      );
+      data[name] = secretText(secret);
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }

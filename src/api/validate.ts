@@ -131,6 +131,12 @@ export function readsSecret(chartName: string, entry: ValuesSecret): entry is Va
   return nonEmpty(entry.name) && (entry.keys?.length ?? 0) > 0 && entry.name !== `chart-values-${chartName}`;
 }
 
+/** The names of the Secrets a chart and its HelmChartConfig read values from, each once. */
+export function valuesSecretNames(chart: HelmChart, config: HelmChartConfig | undefined): string[] {
+  const entries = [...(chart.spec.valuesSecrets ?? []), ...(config?.spec?.valuesSecrets ?? [])];
+  return [...new Set(entries.filter((e) => readsSecret(chart.metadata.name, e)).map((e) => e.name))];
+}
+
 function secretProblems(owner: string, chartName: string, list: readonly ValuesSecret[], data: SecretData): Refusal[] {
   const problems: Refusal[] = [];
   for (const entry of list) {

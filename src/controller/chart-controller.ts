@@ -1,8 +1,15 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
-import { readsSecret, type ApiGroup, type HelmChart, type HelmChartConfig, type SecretData } from '../api/index.js';
+import {
+  valuesSecretNames,
+  type ApiGroup,
+  type HelmChart,
+  type HelmChartConfig,
+  type SecretData,
+} from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
+import { secretText } from '../kube/secret-data.js';
 import type { ChartRef, DesiredState, Tuning } from '../../workflows/contract.js';
 import { decide } from './desired-state.js';
 import { addFinalizer } from './finalizer.js';
@@ -108,8 +115,7 @@ export class ChartController {
   }
 
   private referencedSecrets(chart: HelmChart): string[] {
-    const entries = [...(chart.spec.valuesSecrets ?? []), ...(this.configOf(chart)?.spec?.valuesSecrets ?? [])];
-    return entries.filter((e) => readsSecret(chart.metadata.name, e)).map((e) => e.name);
+    return valuesSecretNames(chart, this.configOf(chart));
   }
 
   private secretData(chart: HelmChart): SecretData {
@@ -117,9 +123,7 @@ export class ChartController {
     for (const name of this.referencedSecrets(chart)) {
       const secret = this.informers.secrets.get(name, chart.metadata.namespace);
       if (secret === undefined) continue;
-      data[name] = Object.fromEntries(
-        Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-      );
+      data[name] = secretText(secret);
     }
     return data;
   }

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+
 import type { ToolPaths } from '../config/pins.js';
-import { repoRoot } from '../config/pins.js';
 import { searchAttributes, searchAttributeType } from '../config/search-attributes.js';
 import { get } from './http.js';
+import { cliDaemonArgs } from './cli-daemon.js';
 import type { Component, StackLayout } from './layout.js';
 
 /** How to start one component and how to tell it is ready. */
@@ -116,17 +115,13 @@ export function componentSpecs(layout: StackLayout, tools: ToolPaths, options: S
     {
       name: 'native-node',
       command: process.execPath,
-      args: [
-        // The loader by path: the daemon's working directory is the state directory, not the repo.
-        '--import',
-        pathToFileURL(path.join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
-        path.join(repoRoot, 'src', 'cli', 'main.ts'),
+      args: cliDaemonArgs(
         'native-node',
         `--state-dir=${layout.stateDir}`,
         `--port-offset-json=${JSON.stringify(ports)}`,
         `--node-name=${nodeName}`,
         `--recheck-seconds=${options.nativeNodeRecheckSeconds ?? 60}`,
-      ],
+      ),
       env: { ...process.env, NODE_OPTIONS: '' },
       ready: async () => {
         const res = await apiGet(layout, `/api/v1/nodes/${nodeName}`);

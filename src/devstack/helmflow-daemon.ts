@@ -1,7 +1,5 @@
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { repoRoot } from '../config/pins.js';
 import { get } from './http.js';
+import { cliDaemonArgs } from './cli-daemon.js';
 import type { StackLayout } from './layout.js';
 import { isRunning, readPid, startDaemon } from './process.js';
 import { waitFor, WaitAborted } from './wait.js';
@@ -20,17 +18,14 @@ export async function startHelmflowDaemon(layout: StackLayout): Promise<number> 
   if (pid === undefined || !isRunning(pid, command)) {
     pid = startDaemon({
       command,
-      args: [
-        '--import',
-        pathToFileURL(path.join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href,
-        path.join(repoRoot, 'src', 'cli', 'main.ts'),
+      args: cliDaemonArgs(
         'run',
         `--kubeconfig=${layout.adminKubeconfig}`,
         `--temporal-address=${layout.temporalAddress}`,
         `--manifests-dir=${layout.manifestsDir}`,
         `--http-port=${stackHttpPort}`,
         `--api-server-port=${layout.ports.apiserver}`,
-      ],
+      ),
       env: { ...process.env, NODE_OPTIONS: '' },
       logFile: layout.logFile('helmflow'),
       pidFile,
