@@ -1,8 +1,7 @@
 import { makeInformer, type BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { MANAGED_BY } from '../src/build/labels.js';
-
-const restartDelayMs = 2_000;
+import { restartOnError } from '../src/kube/restart-watch.js';
 
 /**
  * One watch of helmflow's Jobs per worker, shared by every waiting activity: a thousand charts waiting at once
@@ -24,13 +23,7 @@ export class JobWatcher {
       () => batch.listJobForAllNamespaces({ labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` }),
       `app.kubernetes.io/managed-by=${MANAGED_BY}`,
     );
-    this.informer.on('error', (err: unknown) => {
-      if (this.stopped) return;
-      this.log.warn({ err: (err as Error | undefined)?.message }, 'job watch failed; restarting');
-      setTimeout(() => {
-        if (!this.stopped) this.informer.start().catch(() => undefined);
-      }, restartDelayMs);
-    });
+    restartOnError(this.informer, { what: 'jobs', log, stopped: () => this.stopped });
   }
 
   start(): Promise<void> {

@@ -18,34 +18,20 @@ import {
   type HelmChartConfig,
 } from '../api/index.js';
 import { MANAGED_BY } from '../build/labels.js';
+import { restartOnError } from '../kube/restart-watch.js';
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
-
-const restartDelayMs = 2_000;
 
 /** Secrets that can be values Secrets: not helm's release records, not helmflow's own chart-values-<name>. */
 export const VALUES_SECRET_SELECTOR = `owner!=helm,app.kubernetes.io/managed-by!=${MANAGED_BY}`;
 
-/**
- * Starts an informer that recovers by itself: a failed watch (an apiserver restart, a network error) is started
- * again after a short delay, and its fresh list brings the cache back in step.
- */
 function resilient<T extends KubernetesObject>(
   informer: Watched<T>,
   what: string,
   log: Logger,
   stopped: () => boolean,
-) {
-  informer.on('error', (err: unknown) => {
-    if (stopped()) return;
-    log.warn({ watch: what, err: (err as Error | undefined)?.message }, 'watch failed; restarting');
-    setTimeout(() => {
-      if (!stopped())
-        informer.start().catch((e: unknown) => {
-          log.warn({ watch: what, err: e }, 'watch restart failed');
-        });
-    }, restartDelayMs);
-  });
+): Watched<T> {
+  restartOnError(informer, { what, log, stopped });
   return informer;
 }
 

@@ -5,12 +5,11 @@ import type { Logger } from 'pino';
 import { readPins } from '../config/pins.js';
 import { isNotFound } from '../kube/client.js';
 import { kubeConfigFromFile } from '../kube/client.js';
+import { restartOnError } from '../kube/restart-watch.js';
 import { startLogServer } from './log-server.js';
 import { NodeRegistration } from './node-registration.js';
 import type { NativeNodeOptions } from './options.js';
 import { PodRuntime } from './pod-runtime.js';
-
-const informerRestartMs = 2_000;
 
 /**
  * A minimal kubelet: binds pending pods to itself (there is no scheduler in the embedded stack) and runs the
@@ -120,16 +119,7 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
   informer.on('update', observe);
   informer.on('delete', forget);
   let stopped = false;
-  informer.on('error', (err: unknown) => {
-    if (stopped) return;
-    log.warn({ err: (err as Error | undefined)?.message }, 'pod watch failed; restarting');
-    setTimeout(() => {
-      if (!stopped)
-        void informer.start().catch((e: unknown) => {
-          log.warn({ err: e }, 'pod watch restart failed');
-        });
-    }, informerRestartMs);
-  });
+  restartOnError(informer, { what: 'pods', log, stopped: () => stopped });
   await informer.start();
   log.info({ node: nodeName }, 'native node ready');
 
