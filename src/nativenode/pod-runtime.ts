@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { renderKubeconfig } from '../devstack/kubeconfig.js';
 import { isNotFound } from '../kube/client.js';
@@ -40,6 +41,7 @@ interface ContainerRun {
   done: boolean;
 }
 
+const statusRetryMaxMs = 5_000;
 const restartBackoffMs = (restarts: number) => Math.min(2_000 * 2 ** restarts, 60_000);
 
 function terminated(exitCode: number, startedAt: string, reason?: string, message?: string): V1ContainerState {
@@ -73,7 +75,8 @@ export class PodRuntime {
   private startTime: string | undefined;
   private started = false;
   private stopping = false;
-  private statusChain: Promise<void> = Promise.resolve();
+  private wantedStatus: PodView | undefined;
+  private statusWriter: Promise<void> | undefined;
   private waitingReported = '';
 
   constructor(
@@ -461,9 +464,13 @@ export class PodRuntime {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /** Status writes are serialised so an older one never lands after a newer one. */
+  /**
+   * Status writes are serialised so an older one never lands after a newer one, and a write that fails (the
+   * apiserver restarting) is retried until it lands or a newer one replaces it: a container that exits while
+   * the apiserver is away must still be reported, or its Job would wait forever. Resolves once written.
+   */
   private pushStatus(): Promise<void> {
-    const view: PodView = {
+    this.wantedStatus = {
       phase: this.phase,
       reason: this.reason,
       message: this.message,
@@ -471,7 +478,16 @@ export class PodRuntime {
       initContainers: this.initRuns.map((r) => ({ ...r.view })),
       containers: this.runs.map((r) => ({ ...r.view })),
     };
-    this.statusChain = this.statusChain.then(async () => {
+    this.statusWriter ??= this.writeWantedStatus().finally(() => {
+      this.statusWriter = undefined;
+    });
+    return this.statusWriter;
+  }
+
+  private async writeWantedStatus(): Promise<void> {
+    let failures = 0;
+    for (let view = this.wantedStatus; view !== undefined; view = this.wantedStatus) {
+      this.wantedStatus = undefined;
       try {
         await this.core.patchNamespacedPodStatus(
           {
@@ -481,11 +497,20 @@ export class PodRuntime {
           },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         );
+        if (failures > 0) this.log.info({ failures }, 'pod status written after failed attempts');
+        failures = 0;
       } catch (err) {
-        if (!isNotFound(err)) this.log.warn({ err: (err as Error).message }, 'could not write pod status');
+        if (isNotFound(err)) return;
+        this.wantedStatus ??= view;
+        failures += 1;
+        if (failures === 1 || failures % 20 === 0) {
+          this.log.warn({ err: (err as Error).message, failures }, 'could not write pod status; retrying');
+        }
+        // A pod being stopped (deleted, or the node shutting down) is not worth waiting on the apiserver for.
+        if (this.stopping) return;
+        await pause(Math.min(250 * 2 ** failures, statusRetryMaxMs));
       }
-    });
-    return this.statusChain;
+    }
   }
 
   /** Processes left by a previous native node run, found by their pid files, are killed before anything reruns. */

@@ -1,4 +1,4 @@
-// Kill the controller, the worker, and the Temporal dev server during an install (issue 5; seed 000 "Failures":
+// Kill the controller, the worker, the Temporal dev server and the kube-apiserver during an install (issue 5; seed 000 "Failures":
 // a restart during a Job reruns it, and helm upgrade --install converges). Each test kills one component while
 // a chart's install Job runs, and shows the chart converge once that component is back.
 import { stopDaemon } from '../../src/devstack/process.js';
@@ -129,5 +129,36 @@ describe('an install survives the death of', () => {
       expect.objectContaining({ greeting: 'while Temporal was down' }),
     );
     expect(releaseRevisions(ns, 'durable').at(-1)?.status).toBe('deployed');
+  });
+
+  it('the kube-apiserver: every watch comes back by itself, and a change made after it is back is installed', async () => {
+    const settings = helmflowSettings();
+    const controller = startController(settings);
+    let controllerEnded = false;
+    void controller.done.then(() => {
+      controllerEnded = true;
+    });
+    running.push(controller, startWorker(settings));
+    const ns = await freshNamespace('kill-apiserver');
+    await applyAndAwaitJob(ns, 'watched', 'first');
+    const layout = testLayout();
+    await stopDaemon(layout.pidFile('kube-apiserver'));
+    try {
+      // The controller's, the worker's and the native node's watches all fail now; the processes keep running.
+      expect(controllerEnded).toBe(false);
+    } finally {
+      await startStack(layout, testLog, testStackOptions);
+    }
+    const backAt = Date.now();
+    await chartInstalled(ns, 'watched', 150_000);
+    // Only a controller whose HelmChart watch came back sees this change: the process was never restarted.
+    apply(helmChart(ns, 'watched', spec('after the apiserver came back')));
+    const installed = await chartInstalled(ns, 'watched', 150_000);
+    console.log(`kube-apiserver restarted mid-install: converged ${String(Date.now() - backAt)} ms after it was back`);
+    expect(installed.metadata.generation).toBe(2);
+    expect(await releaseValues(ns, 'watched')).toEqual(
+      expect.objectContaining({ greeting: 'after the apiserver came back' }),
+    );
+    expect(controllerEnded).toBe(false);
   });
 });
