@@ -1,6 +1,5 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { FakeCluster } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   historyOf,
@@ -12,22 +11,16 @@ import {
   withWorker,
 } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 describe('the reinstall backoff', () => {
   it('grows with each failure of the same digest and stops growing at the cap: 1, 2, 4, 4 seconds', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) =>
       n <= 4 ? { outcome: 'failed', reason: 'BackoffLimitExceeded' } : { outcome: 'succeeded' };
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('broken'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), {
         backoffBaseSeconds: 1,
         backoffMaxSeconds: 4,
       });
@@ -58,9 +51,9 @@ describe('the reinstall backoff', () => {
     // d1: fail, fail, succeed; d2: fail, succeed.
     cluster.installOutcome = (n) =>
       [1, 2, 4].includes(n) ? { outcome: 'failed', reason: 'BackoffLimitExceeded' } : { outcome: 'succeeded' };
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('reset'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), {
         backoffBaseSeconds: 1,
         backoffMaxSeconds: 4,
       });

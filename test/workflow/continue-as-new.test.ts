@@ -1,8 +1,7 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitFor } from '../../src/devstack/wait.js';
 import { deleteSignal, desiredStateSignal, statusQuery } from '../../workflows/contract.js';
 import { Deferred, FakeCluster } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   historyOf,
@@ -18,13 +17,7 @@ import {
 } from './support/harness.js';
 
 // This file's own server suggests continue-as-new once a run's history passes 20 events: one install is enough.
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20']);
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20']);
 
 const runOf = async (handle: ChartHandle): Promise<string> => (await handle.describe()).runId;
 
@@ -41,7 +34,7 @@ async function runAfter(handle: ChartHandle, previous: string): Promise<string> 
 }
 
 async function statusOfRun(handle: ChartHandle, runId: string): Promise<string> {
-  return (await env.client.workflow.getHandle(handle.workflowId, runId).describe()).status.name;
+  return (await temporal.client.workflow.getHandle(handle.workflowId, runId).describe()).status.name;
 }
 
 /** Waits until the run has handled its last signal: a workflow task completed after it. */
@@ -79,9 +72,9 @@ function holdStatus(cluster: FakeCluster, phase: string): { held: () => boolean;
 describe('continue-as-new when Temporal suggests it', () => {
   it('carries the installed digest and the attempt count into the new run, which does not install again', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('carried'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       const first = await runOf(handle);
       const second = await runAfter(handle, first);
       expect(await statusOfRun(handle, first)).toBe('CONTINUED_AS_NEW');
@@ -101,9 +94,9 @@ describe('continue-as-new when Temporal suggests it', () => {
   it('does not lose a desired state signalled just as the run is about to continue as new', async () => {
     const cluster = new FakeCluster();
     const gate = holdStatus(cluster, 'Installed');
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('switch'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       const first = await runOf(handle);
       // The last activity of the install is running; when it completes the run will continue as new.
       await until('the Installed status write in flight', gate.held);
@@ -123,9 +116,9 @@ describe('continue-as-new when Temporal suggests it', () => {
   it('does not lose a delete signalled just as the run is about to continue as new', async () => {
     const cluster = new FakeCluster();
     const gate = holdStatus(cluster, 'Installed');
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('switch-delete'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('the Installed status write in flight', gate.held);
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       gate.release();
@@ -136,9 +129,9 @@ describe('continue-as-new when Temporal suggests it', () => {
 
   it('keeps every run converging on the last of a burst of desired states sent across several switches', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('burst'));
-      const handle = await startChart(env, taskQueue, chart, desired('b0'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('b0'));
       const first = await runOf(handle);
       for (let i = 1; i <= 12; i += 1) {
         await handle.signal(desiredStateSignal, desired(`b${i}`, { generation: i + 1 }));
@@ -156,9 +149,9 @@ describe('continue-as-new when Temporal suggests it', () => {
 
   it('continues as new while idle when signals alone grow the history (a controller resyncing)', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('resync'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       const first = await runOf(handle);
       const second = await runAfter(handle, first);
       await untilIdle(handle);
@@ -178,9 +171,9 @@ describe('continue-as-new when Temporal suggests it', () => {
   it('continues as new between the attempts of a chart that keeps failing under reinstall', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = () => ({ outcome: 'failed', reason: 'BackoffLimitExceeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('broken'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), {
         backoffBaseSeconds: 1,
         backoffMaxSeconds: 1,
       });

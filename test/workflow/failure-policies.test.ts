@@ -1,7 +1,6 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { desiredStateSignal, retrySignal } from '../../workflows/contract.js';
 import { FakeCluster } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   historyOf,
@@ -15,13 +14,7 @@ import {
   withWorker,
 } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 /** Backoff of one second, so a reinstall loop runs in seconds. */
 const fast = { backoffBaseSeconds: 1, backoffMaxSeconds: 1 };
@@ -31,9 +24,9 @@ describe('failurePolicy reinstall (the default)', () => {
   it('deletes each failed Job and installs again until an attempt succeeds', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n < 3 ? failed() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('reinstall'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), fast);
       const status = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       expect(status).toMatchObject({ attempt: 3, installedDigest: 'd1' });
       expect(status.lastFailure).toBeUndefined();
@@ -58,9 +51,9 @@ describe('failurePolicy reinstall (the default)', () => {
   it('treats a Job stopped by its deadline (DeadlineExceeded) as a failed install', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? failed('DeadlineExceeded') : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('deadline'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), fast);
       await waitForStatus(handle, 'phase Installed after a second attempt', (s) => s.phase === 'Installed');
       expect(cluster.events).toEqual([
         { type: 'Warning', reason: 'HelmChartInstallFailed', message: `helm-install-${chart.name} DeadlineExceeded` },
@@ -73,9 +66,9 @@ describe('failurePolicy reinstall (the default)', () => {
   it('keeps the failure on the status while it backs off', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = () => failed('DeadlineExceeded');
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('backing-off'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), {
         backoffBaseSeconds: 300,
         backoffMaxSeconds: 300,
       });
@@ -94,9 +87,9 @@ describe('failurePolicy abort', () => {
   it('stops after a failure and keeps the failed Job until a new generation arrives', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('abort'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
       const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
       expect(status).toMatchObject({ attempt: 1, lastFailure: { reason: 'BackoffLimitExceeded', digest: 'd1' } });
       expect(cluster.events.map((e) => e.reason)).toEqual(['HelmChartInstallFailed']);
@@ -120,9 +113,9 @@ describe('failurePolicy abort', () => {
   it('installs again when a retry is signalled, and the event names who asked', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('abort-retry'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }), fast);
       await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
       await handle.signal(retrySignal, { requestedBy: 'cli:alice' });
       const after = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
@@ -141,9 +134,9 @@ describe('failurePolicy retry', () => {
   it('stops after a failure until anything in the desired state changes', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? failed() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('retry'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1', { failurePolicy: 'retry' }), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy: 'retry' }), fast);
       await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
 
       // The same desired state again (a controller resync) does not start an attempt.
@@ -165,9 +158,9 @@ describe('a refused chart', () => {
   it('sets Failed with the reason, creates no Job, and waits for a new digest', async () => {
     const cluster = new FakeCluster();
     cluster.refusal = { reason: 'InsecureRepo', message: 'http:// is refused' };
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('refused'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), fast);
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), fast);
       const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
       expect(status.lastFailure).toEqual({ reason: 'InsecureRepo', digest: 'd1' });
       expect(cluster.calls).not.toContain('startInstallJob');

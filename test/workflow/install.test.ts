@@ -1,4 +1,3 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { waitFor } from '../../src/devstack/wait.js';
 import {
@@ -11,22 +10,17 @@ import {
 } from '../../workflows/contract.js';
 import type { helmChartWorkflow } from '../../workflows/chart.js';
 import { FakeCluster } from './support/fake-activities.js';
-import { startTemporal, workflowBundle } from './support/env.js';
+import { workflowBundle } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 let counter = 0;
 async function withWorker<T>(cluster: FakeCluster, fn: (taskQueue: string) => Promise<T>): Promise<T> {
   counter += 1;
   const taskQueue = `install-test-${counter}`;
   const worker = await Worker.create({
-    connection: env.nativeConnection,
+    connection: temporal.env.nativeConnection,
     taskQueue,
     workflowBundle: await workflowBundle(),
     activities: cluster.activities(),
@@ -47,7 +41,7 @@ describe('the chart workflow', () => {
     const cluster = new FakeCluster();
     await withWorker(cluster, async (taskQueue) => {
       const r = ref(`podinfo-${Date.now()}`);
-      const handle = await env.client.workflow.signalWithStart<typeof helmChartWorkflow, [DesiredState]>(
+      const handle = await temporal.client.workflow.signalWithStart<typeof helmChartWorkflow, [DesiredState]>(
         'helmChartWorkflow',
         {
           taskQueue,

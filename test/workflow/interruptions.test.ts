@@ -1,7 +1,6 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { deleteSignal, desiredStateSignal, statusQuery } from '../../workflows/contract.js';
 import { Deferred, FakeCluster, never } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   ref,
@@ -14,21 +13,15 @@ import {
 } from './support/harness.js';
 import type { JobOutcome } from '../../activities/types.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 describe('a spec change while an install runs', () => {
   it('cancels the waiting attempt and starts a new one for the new digest', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? never() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('changed'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('attempt 1 waiting on its Job', () => cluster.waits.length === 1);
       expect((await handle.query(statusQuery)).phase).toBe('Installing');
 
@@ -51,9 +44,9 @@ describe('a spec change while an install runs', () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) =>
       n === 1 ? { outcome: 'failed', reason: 'BackoffLimitExceeded' } : { outcome: 'succeeded' };
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('backoff-cut'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), {
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), {
         backoffBaseSeconds: 600,
         backoffMaxSeconds: 600,
       });
@@ -73,9 +66,9 @@ describe('a delete while an install runs', () => {
   it('stops the install, uninstalls, releases the finalizer and completes', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = () => never();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('deleted-mid-install'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('the install waiting on its Job', () => cluster.waits.length === 1);
       const before = cluster.calls.length;
 
@@ -98,9 +91,9 @@ describe('a delete while an install runs', () => {
 
   it('ignores a delete meant for another uid (a chart recreated under the same name)', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('other-uid'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       await handle.signal(deleteSignal, { uid: 'someone-else' });
       await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
@@ -116,9 +109,9 @@ describe('a chart recreated while the old one is deleted', () => {
     const cluster = new FakeCluster();
     const uninstall = new Deferred<JobOutcome>();
     cluster.deleteOutcome = () => uninstall.promise;
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('recreated'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const firstRun = (await handle.describe()).runId;
 
@@ -147,7 +140,7 @@ describe('a chart recreated while the old one is deleted', () => {
       const next = await handle.describe();
       expect(next.runId).not.toBe(firstRun);
       expect(next.status.name).toBe('RUNNING');
-      const old = await env.client.workflow.getHandle(handle.workflowId, firstRun).describe();
+      const old = await temporal.client.workflow.getHandle(handle.workflowId, firstRun).describe();
       expect(old.status.name).toBe('CONTINUED_AS_NEW');
     });
   });
@@ -157,9 +150,9 @@ describe('a chart gone under its uid (deleted with its finalizer removed by hand
   it('waits for the next desired state instead of inspecting the chart again and again', async () => {
     const cluster = new FakeCluster();
     cluster.chartPresent = false;
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('gone'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('the chart inspected', () => cluster.calls.includes('inspectChart'));
       await untilIdle(handle);
       expect(cluster.calls).toEqual(['inspectChart']);

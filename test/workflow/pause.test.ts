@@ -1,8 +1,7 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitFor } from '../../src/devstack/wait.js';
 import { desiredStateSignal, retrySignal, statusQuery } from '../../workflows/contract.js';
 import { FakeCluster, never } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   ref,
@@ -14,13 +13,7 @@ import {
   withWorker,
 } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 const pausedCondition = {
   type: 'Paused',
@@ -33,9 +26,9 @@ describe('Temporal cancel of a chart workflow', () => {
   it('stops the running attempt, deletes its Job and pauses; a retry signal installs again and says who asked', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? never() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('cancelled'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('attempt 1 waiting on its Job', () => cluster.waits.length === 1);
       const firstRun = (await handle.describe()).runId;
 
@@ -59,7 +52,7 @@ describe('Temporal cancel of a chart workflow', () => {
         { timeoutMs: 15_000, intervalMs: 100 },
       );
       expect(description.status.name).toBe('RUNNING');
-      const old = await env.client.workflow.getHandle(handle.workflowId, firstRun).describe();
+      const old = await temporal.client.workflow.getHandle(handle.workflowId, firstRun).describe();
       expect(old.status.name).toBe('CONTINUED_AS_NEW');
       await untilIdle(handle);
       expect(cluster.installStarts).toHaveLength(1);
@@ -77,9 +70,9 @@ describe('Temporal cancel of a chart workflow', () => {
 
   it('pauses a chart that is already installed; a new desired state of the same generation does not unpause it', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('cancel-idle'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       await handle.cancel();
       await waitForStatus(handle, 'phase Paused', (s) => s.phase === 'Paused');
@@ -95,9 +88,9 @@ describe('Temporal cancel of a chart workflow', () => {
   it('unpauses when a new generation of the spec arrives', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) => (n === 1 ? never() : { outcome: 'succeeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('cancel-then-edit'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('attempt 1 waiting on its Job', () => cluster.waits.length === 1);
       await handle.cancel();
       await waitForStatus(handle, 'phase Paused', (s) => s.phase === 'Paused');
@@ -122,9 +115,9 @@ describe('Temporal cancel of a chart workflow', () => {
   it('can be cancelled again after a retry', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = () => never();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('cancel-twice'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await until('attempt 1 waiting', () => cluster.waits.length === 1);
       await handle.cancel();
       await waitForStatus(handle, 'phase Paused', (s) => s.phase === 'Paused');

@@ -1,9 +1,8 @@
 import { tsToMs } from '@temporalio/common/lib/time.js';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitFor } from '../../src/devstack/wait.js';
 import { chartNameKey, chartNamespaceKey, chartWorkflowId, phaseKey } from '../../workflows/contract.js';
 import { FakeCluster } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   historyOf,
@@ -15,20 +14,14 @@ import {
   withWorker,
 } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 describe('a chart that installs', () => {
   it('answers the status query with phase Installed, the installed digest and the Job', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('podinfo'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       const status = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       expect(status).toEqual({
         ref: chart,
@@ -63,15 +56,15 @@ describe('a chart that installs', () => {
 
   it('keeps its search attributes current, so the UI can filter charts by namespace, name and phase', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('searchable'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const query = `WorkflowId = "${chartWorkflowId(chart)}" AND HelmChartPhase = "Installed"`;
       const listed = await waitFor(
         'the chart listed under HelmChartPhase = "Installed" (visibility is eventually consistent)',
         async () => {
-          for await (const execution of env.client.workflow.list({ query })) return execution;
+          for await (const execution of temporal.client.workflow.list({ query })) return execution;
           return undefined;
         },
         { timeoutMs: 30_000, intervalMs: 200 },
@@ -90,12 +83,12 @@ describe('a chart that installs', () => {
         'the chart listed under HelmChartPhase = "Failed" and no longer under Installed',
         async () => {
           const failed = [];
-          for await (const e of env.client.workflow.list({
+          for await (const e of temporal.client.workflow.list({
             query: `WorkflowId = "${chartWorkflowId(chart)}" AND HelmChartPhase = "Failed"`,
           }))
             failed.push(e);
           const installed = [];
-          for await (const e of env.client.workflow.list({ query })) installed.push(e);
+          for await (const e of temporal.client.workflow.list({ query })) installed.push(e);
           return failed.length === 1 && installed.length === 0;
         },
         { timeoutMs: 30_000, intervalMs: 200 },
@@ -105,9 +98,9 @@ describe('a chart that installs', () => {
 
   it('bounds the wait by the Job deadline and heartbeats, and labels each step with a summary', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('bounded'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const events = await historyOf(handle);
       expect(scheduledActivities(events)).toEqual([

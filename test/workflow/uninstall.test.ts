@@ -1,7 +1,6 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { deleteSignal } from '../../workflows/contract.js';
 import { FakeCluster, never } from './support/fake-activities.js';
-import { startTemporal } from './support/env.js';
+import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   historyOf,
@@ -14,20 +13,14 @@ import {
   withWorker,
 } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 describe('deleting a chart', () => {
   it('uninstalls with helm-delete-<name>, removes its objects, releases the finalizer and completes', async () => {
     const cluster = new FakeCluster();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('deleted'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const before = cluster.calls.length;
       await handle.signal(deleteSignal, { uid: 'uid-1' });
@@ -48,9 +41,9 @@ describe('deleting a chart', () => {
   it('records HelmChartUninstallFailed naming the release when the uninstall fails, and still releases the finalizer', async () => {
     const cluster = new FakeCluster();
     cluster.deleteOutcome = () => ({ outcome: 'failed', reason: 'BackoffLimitExceeded' });
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('uninstall-fails'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
@@ -70,9 +63,9 @@ describe('deleting a chart', () => {
   it('gives up on an uninstall that outlasts uninstallTimeoutSeconds, records it, and still releases the finalizer', async () => {
     const cluster = new FakeCluster();
     cluster.deleteOutcome = () => never();
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('uninstall-hangs'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'), { uninstallTimeoutSeconds: 2 });
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), { uninstallTimeoutSeconds: 2 });
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
@@ -97,9 +90,9 @@ describe('deleting a chart', () => {
   it('releases the finalizer of a chart deleted before any install ran', async () => {
     const cluster = new FakeCluster();
     cluster.chartPresent = false;
-    await withWorker(env, cluster, async (taskQueue) => {
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('gone'));
-      const handle = await startChart(env, taskQueue, chart, desired('d1'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
       expect(cluster.releasedUids).toEqual(['uid-1']);

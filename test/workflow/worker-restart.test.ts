@@ -1,28 +1,15 @@
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { FakeCluster, never } from './support/fake-activities.js';
-import { startTemporal, workflowBundle } from './support/env.js';
-import { desired, ref, startChart, testWorkerOptions, uniqueName, until, waitForStatus } from './support/harness.js';
+import { useTemporal } from './support/use-temporal.js';
+import { createWorker, desired, ref, startChart, uniqueName, until, waitForStatus } from './support/harness.js';
 
-let env: TestWorkflowEnvironment;
-beforeAll(async () => {
-  env = await startTemporal();
-});
-afterAll(async () => {
-  await env.teardown();
-});
+const temporal = useTemporal();
 
 async function startWorker(
   taskQueue: string,
   cluster: FakeCluster,
 ): Promise<{ worker: Worker; running: Promise<void> }> {
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: cluster.activities(),
-    ...testWorkerOptions,
-  });
+  const worker = await createWorker(temporal.env, taskQueue, cluster);
   return { worker, running: worker.run() };
 }
 
@@ -34,7 +21,7 @@ describe('a worker that stops while a chart waits on its Job', () => {
     const a = new FakeCluster();
     a.installOutcome = () => never();
     const first = await startWorker(taskQueue, a);
-    const handle = await startChart(env, taskQueue, chart, desired('d1'));
+    const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
     await until('worker A waiting on the Job', () => a.waits.length === 1);
 
     first.worker.shutdown();

@@ -48,6 +48,23 @@ export const testWorkerOptions = {
   defaultHeartbeatThrottleInterval: '100 milliseconds',
 } satisfies Partial<WorkerOptions>;
 
+/** A worker on `taskQueue` serving the chart workflow with the fake's activities; the caller runs and stops it. */
+export async function createWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  cluster: FakeCluster,
+  options: Partial<WorkerOptions> = {},
+): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await workflowBundle(),
+    activities: cluster.activities(),
+    ...testWorkerOptions,
+    ...options,
+  });
+}
+
 /** A worker on a fresh task queue serving the chart workflow with the fake's activities while `fn` runs. */
 export async function withWorker<T>(
   env: TestWorkflowEnvironment,
@@ -56,14 +73,7 @@ export async function withWorker<T>(
   options: Partial<WorkerOptions> = {},
 ): Promise<T> {
   const taskQueue = uniqueName('charts');
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue,
-    workflowBundle: await workflowBundle(),
-    activities: cluster.activities(),
-    ...testWorkerOptions,
-    ...options,
-  });
+  const worker = await createWorker(env, taskQueue, cluster, options);
   return worker.runUntil(fn(taskQueue));
 }
 
