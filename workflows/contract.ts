@@ -26,7 +26,7 @@ export function chartWorkflowId(ref: ChartRef): string {
 export interface DesiredState {
   uid: string;
   generation: number;
-  /** sha256 over the spec, the HelmChartConfig and referenced Secret data (src/build desiredDigest). */
+  /** HMAC-sha256 (the cluster's digest key) over the spec, the HelmChartConfig and referenced Secret data (src/build desiredDigest). */
   digest: string;
   /** The effective failurePolicy (the HelmChartConfig's wins when set). */
   failurePolicy: FailurePolicy;

@@ -7,6 +7,7 @@ import {
   ManifestIdentity,
 } from '../controller/manifests/index.js';
 import { ensureCrds } from '../kube/crds.js';
+import { ensureDigestKey } from '../kube/digest-key.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { buildOptionsOf, type Settings } from './settings.js';
@@ -34,12 +35,13 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
   const lead = async () => {
     log.info('leading: starting the chart controller');
     await ensureCrds(kc, settings.group);
+    const digestKey = await ensureDigestKey(kc, settings.leaseNamespace, log, stop);
     const controller = new ChartController({
       kubeConfig: kc,
       temporal,
       taskQueue: settings.taskQueue,
       group: settings.group,
-      build: buildOptionsOf(settings),
+      build: buildOptionsOf(settings, digestKey),
       log,
       ...(settings.tuning ? { tuning: settings.tuning } : {}),
       ...hooks,

@@ -166,8 +166,10 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
 }
 
 /** What the builders need from the settings: the controller's digest and the worker's objects must agree. */
-export function buildOptionsOf(settings: Settings): BuildOptions {
+/** The digest key is required here so no process can build with a key other than the cluster's. */
+export function buildOptionsOf(settings: Settings, digestKey: Uint8Array): BuildOptions {
   return {
+    digestKey,
     group: settings.group,
     jobImage: settings.jobImage,
     clusterRole: settings.clusterRole,

@@ -1,5 +1,6 @@
 import type { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
+import { ensureDigestKey } from '../kube/digest-key.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
 import { waitFor } from '../devstack/wait.js';
 import { createChartWorker } from '../worker/worker.js';
@@ -32,6 +33,7 @@ export async function runWorker(
 ): Promise<void> {
   const kube = resolveKubeConfig({ explicitPath: settings.kubeconfig });
   log.info({ kubeconfig: kube.description }, 'kubeconfig chosen');
+  const digestKey = await ensureDigestKey(kube.kubeConfig, settings.leaseNamespace, log, stop);
   const connection = await connectPatiently(settings, log, stop);
   const { worker, close } = await createChartWorker({
     connection,
@@ -39,7 +41,7 @@ export async function runWorker(
     taskQueue: settings.taskQueue,
     kubeConfig: kube.kubeConfig,
     group: settings.group,
-    build: buildOptionsOf(settings),
+    build: buildOptionsOf(settings, digestKey),
     log,
   });
   const shutdown = () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import {
   DEFAULT_DRIVER,
   DEFAULT_FAILURE_POLICY,
@@ -24,6 +24,8 @@ import { jobImage } from './pod.js';
  *   changes do not trigger an upgrade). Keys a chart does not read do not count;
  * - the job image, when it comes from the operator's default rather than the spec.
  * Names, labels, annotations and the generation do not count: they do not change what helm does.
+ * It is an HMAC under the cluster's digest key: the digest is shown in status, Job annotations and workflow
+ * history, and unkeyed it would let a reader confirm a guessed values Secret offline.
  */
 export function desiredDigest(
   chart: HelmChart,
@@ -31,14 +33,15 @@ export function desiredDigest(
   secrets: SecretData,
   options: BuildOptions = {},
 ): string {
+  const resolved = resolveOptions(options);
   const state = {
-    v: 1,
+    v: 2,
     spec: chartSpecState(chart),
     config: config === undefined ? null : configSpecState(config),
     secrets: secretState(chart, config, secrets),
-    jobImage: jobImage(chart, resolveOptions(options)),
+    jobImage: jobImage(chart, resolved),
   };
-  return createHash('sha256').update(canonicalJson(state)).digest('hex');
+  return createHmac('sha256', resolved.digestKey).update(canonicalJson(state)).digest('hex');
 }
 
 /** unset, null, '', false, [] and {} all mean "not set" to k3s's Go types (omitempty). */

@@ -20,6 +20,11 @@ export interface BuildOptions {
   /** The ClusterRole the chart's ServiceAccount is bound to. */
   clusterRole?: string;
   apiServerPort?: number;
+  /**
+   * The key of every desired-state digest (src/kube/digest-key.ts), shared by controller and worker. Empty in
+   * pure tests only: the processes always pass the cluster's key (src/app/settings.ts buildOptionsOf).
+   */
+  digestKey?: Uint8Array;
 }
 
 export type ResolvedOptions = Required<BuildOptions>;
@@ -30,5 +35,6 @@ export function resolveOptions(options: BuildOptions = {}): ResolvedOptions {
     jobImage: options.jobImage ?? DEFAULT_JOB_IMAGE,
     clusterRole: options.clusterRole ?? DEFAULT_CLUSTER_ROLE,
     apiServerPort: options.apiServerPort ?? DEFAULT_API_SERVER_PORT,
+    digestKey: options.digestKey ?? new Uint8Array(),
   };
 }

@@ -7,13 +7,15 @@ import { UNINSTALL_FINALIZER, type ApiGroup, type HelmChart } from '../../src/ap
 import { repoRoot } from '../../src/config/pins.js';
 import { manifestClusterRole, manifestIdentityObjects } from '../../src/controller/manifests/index.js';
 import { waitFor } from '../../src/devstack/wait.js';
+import { kubeConfigFromFile } from '../../src/kube/client.js';
+import { ensureDigestKey } from '../../src/kube/digest-key.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { startControllerAs, type ControllerProcess } from './support/controller-process.js';
 import { crdEstablished } from './support/crds.js';
 import { apply, helm, readHelmChart } from './support/helmcharts.js';
 import { freshNamespace, kubectl } from './support/kube.js';
 import { readLease } from './support/leases.js';
-import { testLayout } from './support/stack.js';
+import { testLayout, testLog } from './support/stack.js';
 
 /**
  * deploy/ on a real apiserver: every object of the kustomization and of the Helm chart passes server-side
@@ -152,6 +154,10 @@ describe("the controller's ServiceAccount", () => {
     const rbacKinds = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
     applyForReal(objectsOf(kustomized()).filter((o) => rbacKinds.includes(o.kind)));
   });
+  // The worker (cluster-admin) makes the digest key the controller may only read; here no worker runs.
+  beforeAll(async () => {
+    await ensureDigestKey(kubeConfigFromFile(testLayout().adminKubeconfig), 'kube-system', testLog);
+  });
 
   const canI = (as: string, args: string[]) => kubectl(['auth', 'can-i', `--as=${as}`, ...args]);
 
@@ -169,6 +175,7 @@ describe("the controller's ServiceAccount", () => {
     ['create', 'leases.coordination.k8s.io', '-n', 'kube-system'],
     ['get', 'leases.coordination.k8s.io/k3sm-helm-controller', '-n', 'kube-system'],
     ['patch', 'leases.coordination.k8s.io/k3sm-helm-controller', '-n', 'kube-system'],
+    ['get', 'secrets/helmflow-digest-key', '-n', 'kube-system'],
   ];
   it.each(allowed.map((args) => [args.join(' '), args] as const))('may %s', (_, args) => {
     const result = canI(CONTROLLER, args);
@@ -180,6 +187,8 @@ describe("the controller's ServiceAccount", () => {
     ['bind', 'clusterroles/cluster-admin'],
     ['delete', 'secrets', '-n', 'default'],
     ['create', 'secrets', '-n', 'default'],
+    ['get', 'secrets/helmflow-values-x', '-n', 'kube-system'],
+    ['create', 'secrets', '-n', 'kube-system'],
     ['create', 'jobs.batch', '-n', 'default'],
     ['create', 'serviceaccounts/token', '-n', 'kube-system'],
     ['create', 'helmcharts.helm.k3sm.io', '-n', 'default'],

@@ -1,12 +1,15 @@
 import { Connection, WorkflowClient } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { randomBytes } from 'node:crypto';
+import { buildOptionsOf } from '../../src/app/settings.js';
+import { desiredDigest } from '../../src/build/index.js';
+import { ensureDigestKey } from '../../src/kube/digest-key.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
-import { clients, freshNamespace, kubectl } from './support/kube.js';
-import { testLayout } from './support/stack.js';
+import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
+import { testLayout, testLog } from './support/stack.js';
 
 let helmflow: RunningHelmflow;
 beforeAll(async () => {
@@ -68,5 +71,29 @@ describe('secrets never reach Temporal', () => {
       expect(everything.includes(Buffer.from(canary))).toBe(false);
       expect(everything.includes(Buffer.from(Buffer.from(canary).toString('base64')))).toBe(false);
     }
+  });
+
+  it('the digest of a Secret-fed chart is keyed: without the cluster key it cannot be recomputed to test a guess', async () => {
+    const ns = await freshNamespace('keyed-digest');
+    await clients().core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: 'pin' }, stringData: { 'values.yaml': 'pin: 1234\n' } },
+    });
+    const chart = buildChart({ name: 'keyed' });
+    apply(
+      helmChart(ns, 'keyed', {
+        chartContent: chart.chartContent,
+        valuesSecrets: [{ name: 'pin', keys: ['values.yaml'] }],
+      }),
+    );
+    const installed = await chartInstalled(ns, 'keyed');
+    const shown = installed.status?.digest;
+    expect(shown).toMatch(/^[0-9a-f]{64}$/u);
+    // What a reader of the status could compute for the guess "1234" (the right one) with and without the key.
+    const guess = { pin: { 'values.yaml': 'pin: 1234\n' } };
+    const build = buildOptionsOf(helmflow.settings, new Uint8Array());
+    expect(desiredDigest(installed, undefined, guess, build)).not.toBe(shown);
+    const key = await ensureDigestKey(kubeConfig(), helmflow.settings.leaseNamespace, testLog);
+    expect(desiredDigest(installed, undefined, guess, { ...build, digestKey: key })).toBe(shown);
   });
 });

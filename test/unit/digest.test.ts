@@ -94,6 +94,17 @@ describe('desiredDigest', () => {
     expect(digestOf(base())).toBe(digestOf(base()));
   });
 
+  it('is keyed: the same state under another key gives another digest, so it cannot be recomputed without it', () => {
+    const keyed = (key: string) => {
+      const s = base();
+      s.options = { ...s.options, digestKey: Buffer.from(key) };
+      return digestOf(s);
+    };
+    expect(keyed('one key')).toBe(keyed('one key'));
+    expect(keyed('one key')).not.toBe(keyed('another key'));
+    expect(keyed('one key')).not.toBe(digestOf(base()));
+  });
+
   it.each(changes)('changes with %s', (_, change) => {
     const s = base();
     change(s);
