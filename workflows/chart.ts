@@ -15,7 +15,7 @@ import {
   allHandlersFinished,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { ChartActivities, ChartTarget, StartedJob } from '../activities/types.js';
+import type { ChartActivities, ChartEvent, ChartTarget, StartedJob, StatusUpdate } from '../activities/types.js';
 import { deleteJobName, installJobName } from '../src/build/names.js';
 import { reinstallBackoffSeconds } from './backoff.js';
 import {
@@ -33,6 +33,7 @@ import {
   type Tuning,
 } from './contract.js';
 import { initialState, statusOf, supersedes, wantsInstall, type ChartState } from './state.js';
+import { eventSummary, statusSummary } from './summaries.js';
 
 export interface ChartWorkflowInput {
   ref: ChartRef;
@@ -86,6 +87,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   setPhase(s.phase);
 
   const target = (): ChartTarget => ({ ref, uid: s.uid ?? '' });
+  const setStatus = (t: ChartTarget, update: StatusUpdate) =>
+    act.setStatus.executeWithOptions({ ...kubeCall, summary: statusSummary(where, update) }, [t, update]);
+  const recordEvent = (t: ChartTarget, event: ChartEvent) =>
+    act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]);
 
   /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
   async function interruptible<T>(digest: string, work: () => Promise<T>): Promise<T | 'interrupted'> {
@@ -121,12 +126,12 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     if (inspection.state === 'gone') return { kind: 'gone' };
     if (inspection.refusal !== undefined) {
       const { reason, message } = inspection.refusal;
-      await act.setStatus(t, {
+      await setStatus(t, {
         conditions: [{ type: 'Failed', status: 'True', reason, message }],
         phase: 'Failed',
         observedGeneration: inspection.generation,
       });
-      await act.recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` });
+      await recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` });
       return { kind: 'refused', reason };
     }
     await act.ensureIdentity.executeWithOptions(
@@ -143,7 +148,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     );
     if (job === undefined) return { kind: 'gone' };
     s.jobName = job.jobName;
-    await act.setStatus(t, {
+    await setStatus(t, {
       jobName: job.jobName,
       phase: 'Installing',
       observedGeneration: inspection.generation,
@@ -158,7 +163,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     });
     const outcome = await awaitJob(job, `Wait for ${job.jobName}: helm upgrade --install ${ref.name}`);
     if (outcome.outcome === 'succeeded') {
-      await act.setStatus(t, {
+      await setStatus(t, {
         jobName: job.jobName,
         phase: 'Installed',
         digest: job.digest,
@@ -256,17 +261,17 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     s.installedDigest = undefined;
     if (s.uid === undefined || s.desired === undefined) return;
     const message = `retry requested by ${request.requestedBy}${wasPaused ? '; the chart is no longer paused' : ''}`;
-    await act.setStatus(target(), {
+    await setStatus(target(), {
       conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }],
     });
-    await act.recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message });
+    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message });
   }
 
   /** A new generation of the spec ended a pause (acceptDesired): the chart must stop saying it is paused. */
   async function unpausedBySpec(): Promise<void> {
     if (s.uid === undefined || s.desired === undefined) return;
     const message = `generation ${s.desired.generation} of the spec arrived; the chart is no longer paused`;
-    await act.setStatus(target(), {
+    await setStatus(target(), {
       conditions: [{ type: 'Paused', status: 'False', reason: 'SpecChanged', message }],
     });
   }
@@ -281,11 +286,11 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       [ref, installJobName(ref.name)],
     );
     const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
-    await act.setStatus(target(), {
+    await setStatus(target(), {
       phase: 'Paused',
       conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }],
     });
-    await act.recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message });
+    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message });
   }
 
   async function uninstall(): Promise<void> {
@@ -301,7 +306,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     );
     if (job !== undefined) {
       s.jobName = job.jobName;
-      await act.setStatus(t, {
+      await setStatus(t, {
         jobName: job.jobName,
         phase: 'Deleting',
         conditions: [{ type: 'JobCreated', status: 'True', reason: 'UninstallJobCreated', message: job.jobName }],

@@ -4,6 +4,7 @@ import { FakeCluster, never } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
+  historyOf,
   ref,
   startChart,
   uniqueName,
@@ -41,6 +42,17 @@ describe('Temporal cancel of a chart workflow', () => {
       expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
       expect(cluster.statuses.at(-1)).toEqual({ phase: 'Paused', conditions: [pausedCondition] });
       expect(cluster.events).toEqual([{ type: 'Normal', reason: 'HelmChartPaused', message: pausedCondition.message }]);
+      // The cancelled run's history names the pause in the Temporal UI, not just "setStatus" and "recordEvent".
+      const summaries = (await historyOf(handle, firstRun))
+        .map((e) => e.userMetadata?.summary?.data)
+        .filter((d): d is Uint8Array => d instanceof Uint8Array)
+        .map((d) => Buffer.from(d).toString('utf8'));
+      expect(summaries).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Paused, Paused=True (Cancelled)`),
+          expect.stringContaining(`Event Normal HelmChartPaused on HelmChart kube-system/${chart.name}`),
+        ]),
+      );
 
       // The workflow keeps running, in a fresh run (so it can be cancelled again), and stays paused.
       const description = await waitFor(

@@ -125,8 +125,18 @@ describe('a chart that installs', () => {
         expect.arrayContaining([
           expect.stringContaining(`Create Job helm-install-${chart.name} in kube-system`),
           expect.stringContaining(`Wait for helm-install-${chart.name}: helm upgrade --install ${chart.name}`),
+          expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Installing`),
+          expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Installed`),
         ]),
       );
+      // Every step is labelled in the UI, the status writes included.
+      const unlabelled = events.filter(
+        (e) =>
+          e.activityTaskScheduledEventAttributes !== undefined &&
+          e.activityTaskScheduledEventAttributes !== null &&
+          e.userMetadata?.summary?.data === undefined,
+      );
+      expect(unlabelled.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)).toEqual([]);
     });
   });
 });
