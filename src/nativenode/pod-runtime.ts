@@ -1,11 +1,4 @@
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Api,
-  type V1Container,
-  type V1ContainerState,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import { type CoreV1Api, type V1Container, type V1ContainerState, type V1Pod } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   closeSync,
@@ -19,7 +12,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { renderKubeconfig } from '../devstack/kubeconfig.js';
 import { isNotFound } from '../kube/client.js';
@@ -28,7 +20,8 @@ import { containerEnv, expandEnvReferences } from './env.js';
 import { recordPodEvent } from './events.js';
 import { containerLogFile } from './logs.js';
 import type { NativeNodeOptions } from './options.js';
-import { exitCodeOf, renderPodStatus, type ContainerView, type PodView } from './pod-status.js';
+import { exitCodeOf, type ContainerView, type PodView } from './pod-status.js';
+import { PodStatusWriter } from './pod-status-writer.js';
 import { inSandbox } from './sandbox.js';
 import { writeServiceAccountTokens } from './tokens.js';
 import { materialiseVolumes, type TokenFile, type VolumeDirs } from './volumes.js';
@@ -41,7 +34,6 @@ interface ContainerRun {
   done: boolean;
 }
 
-const statusRetryMaxMs = 5_000;
 const restartBackoffMs = (restarts: number) => Math.min(2_000 * 2 ** restarts, 60_000);
 
 function terminated(exitCode: number, startedAt: string, reason?: string, message?: string): V1ContainerState {
@@ -75,8 +67,7 @@ export class PodRuntime {
   private startTime: string | undefined;
   private started = false;
   private stopping = false;
-  private wantedStatus: PodView | undefined;
-  private statusWriter: Promise<void> | undefined;
+  private readonly status: PodStatusWriter;
   private waitingReported = '';
 
   constructor(
@@ -89,6 +80,7 @@ export class PodRuntime {
     const meta = pod.metadata ?? {};
     this.dir = path.join(options.layout.podsDir, `${meta.namespace ?? ''}_${meta.name ?? ''}_${meta.uid ?? ''}`);
     this.log = log.child({ pod: `${meta.namespace ?? ''}/${meta.name ?? ''}` });
+    this.status = new PodStatusWriter(core, meta.namespace ?? '', meta.name ?? '', this.log, () => this.stopping);
   }
 
   private isStopping(): boolean {
@@ -464,53 +456,15 @@ export class PodRuntime {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
-  /**
-   * Status writes are serialised so an older one never lands after a newer one, and a write that fails (the
-   * apiserver restarting) is retried until it lands or a newer one replaces it: a container that exits while
-   * the apiserver is away must still be reported, or its Job would wait forever. Resolves once written.
-   */
   private pushStatus(): Promise<void> {
-    this.wantedStatus = {
+    return this.status.write({
       phase: this.phase,
       reason: this.reason,
       message: this.message,
       startTime: this.startTime,
       initContainers: this.initRuns.map((r) => ({ ...r.view })),
       containers: this.runs.map((r) => ({ ...r.view })),
-    };
-    this.statusWriter ??= this.writeWantedStatus().finally(() => {
-      this.statusWriter = undefined;
     });
-    return this.statusWriter;
-  }
-
-  private async writeWantedStatus(): Promise<void> {
-    let failures = 0;
-    for (let view = this.wantedStatus; view !== undefined; view = this.wantedStatus) {
-      this.wantedStatus = undefined;
-      try {
-        await this.core.patchNamespacedPodStatus(
-          {
-            name: this.pod.metadata?.name ?? '',
-            namespace: this.pod.metadata?.namespace ?? '',
-            body: { status: renderPodStatus(view, new Date().toISOString()) },
-          },
-          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-        );
-        if (failures > 0) this.log.info({ failures }, 'pod status written after failed attempts');
-        failures = 0;
-      } catch (err) {
-        if (isNotFound(err)) return;
-        this.wantedStatus ??= view;
-        failures += 1;
-        if (failures === 1 || failures % 20 === 0) {
-          this.log.warn({ err: (err as Error).message, failures }, 'could not write pod status; retrying');
-        }
-        // A pod being stopped (deleted, or the node shutting down) is not worth waiting on the apiserver for.
-        if (this.stopping) return;
-        await pause(Math.min(250 * 2 ** failures, statusRetryMaxMs));
-      }
-    }
   }
 
   /** Processes left by a previous native node run, found by their pid files, are killed before anything reruns. */
