@@ -2,7 +2,9 @@
 // Prints the time until every chart is Installed (and percentiles per chart), the peak number of install Jobs
 // running at once, and the memory of the helmflow process (controller + worker share it here) — the figures
 // behind DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
-// Run: npx tsx bench/many-charts.ts [--charts N]   (default 40; the pinned tools must be built: npm run setup)
+// --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
+// waits queue for a slot, and the figures show what that costs.
+// Run: npx tsx bench/many-charts.ts [--charts N] [--slots S]   (defaults 40 and 500; needs `npm run setup`)
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,8 +22,12 @@ const { clients, freshNamespace, kubeConfig } = await import('../test/e2e/suppor
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const flag = process.argv.indexOf('--charts');
-const count = flag === -1 ? 40 : Number(process.argv[flag + 1]);
+const numberFlag = (name: string, def: number): number => {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? def : Number(process.argv[at + 1]);
+};
+const count = numberFlag('--charts', 40);
+const slots = numberFlag('--slots', 500);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'many' });
@@ -30,7 +36,7 @@ await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
 await installCrds('helm.k3sm.io');
-const settings = helmflowSettings({});
+const settings = helmflowSettings({ activitySlots: slots });
 const roles = [startController(settings), startWorker(settings)];
 try {
   const ns = await freshNamespace('many');
@@ -70,7 +76,7 @@ try {
   clearInterval(sampleJobs);
   const times = [...done.values()].sort((a, b) => a - b);
   const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))] ?? 0;
-  console.log(`charts: ${count} (chartContent, real helm, native node, 2 cores)`);
+  console.log(`charts: ${count} (chartContent, real helm, native node, 2 cores), worker activity slots: ${slots}`);
   console.log(`  kubectl apply of all:        ${applied} ms`);
   console.log(`  all Installed after:         ${times.at(-1) ?? 0} ms`);
   console.log(`  per chart p50 / p90 / max:   ${pct(50)} / ${pct(90)} / ${times.at(-1) ?? 0} ms`);

@@ -23,6 +23,8 @@ export interface Settings {
   /** The apiserver port bootstrap Jobs reach on the host network. */
   apiServerPort: number | undefined;
   tuning: Partial<Tuning> | undefined;
+  /** Activity slots per worker: each chart waiting on its Job holds one (DESIGN "Waiting for a Job at scale"). */
+  activitySlots: number;
   /** Only for tests of HA overlap: run the controller without taking the Lease. */
   disableLeaderElection: boolean;
 }
@@ -112,6 +114,12 @@ export const settingSpecs = [
     help: 'workflow durations as JSON (backoffBaseSeconds, …)',
   },
   {
+    flag: '--activity-slots <n>',
+    env: 'HELMFLOW_ACTIVITY_SLOTS',
+    def: '500',
+    help: 'activity slots per worker; each chart waiting on its Job holds one',
+  },
+  {
     flag: '--disable-leader-election',
     env: 'HELMFLOW_DISABLE_LEADER_ELECTION',
     def: '',
@@ -139,6 +147,10 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   const port = Number(value('--http-port <port>'));
   if (!Number.isInteger(port) || port < 0) throw new Error(`--http-port must be a port number`);
   const apiServerPort = value('--api-server-port <port>');
+  const activitySlots = Number(value('--activity-slots <n>'));
+  if (!Number.isInteger(activitySlots) || activitySlots < 1) {
+    throw new Error(`--activity-slots must be a whole number of at least 1, not ${value('--activity-slots <n>')}`);
+  }
   const tuning = value('--tuning <json>');
   const orUndefined = (v: string) => (v === '' ? undefined : v);
   return {
@@ -161,12 +173,15 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     clusterRole: value('--cluster-role <name>'),
     apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),
     tuning: tuning === '' ? undefined : (JSON.parse(tuning) as Partial<Tuning>),
+    activitySlots,
     disableLeaderElection: value('--disable-leader-election') === 'true',
   };
 }
 
-/** What the builders need from the settings: the controller's digest and the worker's objects must agree. */
-/** The digest key is required here so no process can build with a key other than the cluster's. */
+/**
+ * What the builders need from the settings: the controller's digest and the worker's objects must agree. The
+ * digest key is required here so no process can build with a key other than the cluster's.
+ */
 export function buildOptionsOf(settings: Settings, digestKey: Uint8Array): BuildOptions {
   return {
     digestKey,

@@ -42,6 +42,7 @@ export async function runWorker(
     kubeConfig: kube.kubeConfig,
     group: settings.group,
     build: buildOptionsOf(settings, digestKey),
+    maxConcurrentActivities: settings.activitySlots,
     log,
   });
   const shutdown = () => {

@@ -14,7 +14,7 @@ export interface WorkerConfig {
   group: ApiGroup;
   build: BuildOptions;
   log: Logger;
-  /** Activity slots: each waiting chart holds one while its Job runs. */
+  /** Activity slots: each waiting chart holds one while its Job runs (the --activity-slots setting). */
   maxConcurrentActivities?: number;
   /** A pre-built bundle (tests build one for many workers). */
   workflowBundle?: WorkerOptions['workflowBundle'];
