@@ -1,8 +1,7 @@
 import { waitFor } from '../../src/devstack/wait.js';
 import { isNotFound } from '../../src/kube/client.js';
 import { buildChart, releaseValues } from './support/charts.js';
-import { installCrds } from './support/crds.js';
-import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { useHelmflow } from './support/helmflow.js';
 import {
   apply,
   chartFailed,
@@ -14,14 +13,7 @@ import {
 } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 
-let helmflow: RunningHelmflow;
-beforeAll(async () => {
-  await installCrds('helm.k3sm.io');
-  helmflow = startHelmflow();
-});
-afterAll(async () => {
-  await helmflow.stop();
-});
+useHelmflow();
 
 const chart = buildChart({ name: 'lifecycle', values: { greeting: 'from the chart' } });
 

@@ -3,20 +3,12 @@ import { repoRoot, toolPaths } from '../../src/config/pins.js';
 import { waitFor } from '../../src/devstack/wait.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';
-import { installCrds } from './support/crds.js';
-import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { useHelmflow } from './support/helmflow.js';
 import { apply, chartFailed, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 import { testLayout } from './support/stack.js';
 
-let helmflow: RunningHelmflow;
-beforeAll(async () => {
-  await installCrds('helm.k3sm.io');
-  helmflow = startHelmflow();
-});
-afterAll(async () => {
-  await helmflow.stop();
-});
+useHelmflow();
 
 // With slow=true the chart holds a Deployment, which never becomes available here (no deployment controller):
 // `helm --wait` keeps the install running, so there is an attempt to cancel.

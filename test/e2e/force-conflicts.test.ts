@@ -16,8 +16,7 @@ import { stringify } from 'yaml';
 import { digestAnnotationKey } from '../../src/build/index.js';
 import { waitFor, WaitAborted } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
-import { installCrds } from './support/crds.js';
-import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { useHelmflow } from './support/helmflow.js';
 import { apply, chartFailed, chartInstalled, helmChart, releaseRevisions } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 import { chartWorkflowStatus } from './support/observe.js';
@@ -40,14 +39,7 @@ data:
   },
 });
 
-let helmflow: RunningHelmflow;
-beforeAll(async () => {
-  await installCrds(GROUP);
-  helmflow = startHelmflow();
-});
-afterAll(async () => {
-  await helmflow.stop();
-});
+const helmflow = useHelmflow({ group: GROUP });
 
 function helmChartConfig(namespace: string, name: string, spec: Record<string, unknown>) {
   return { apiVersion: `${GROUP}/v1`, kind: 'HelmChartConfig', metadata: { name, namespace }, spec };

@@ -5,20 +5,12 @@ import { buildOptionsOf } from '../../src/app/settings.js';
 import { desiredDigest } from '../../src/build/index.js';
 import { ensureDigestKey } from '../../src/kube/digest-key.js';
 import { buildChart, releaseValues } from './support/charts.js';
-import { installCrds } from './support/crds.js';
-import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { testLayout, testLog } from './support/stack.js';
 
-let helmflow: RunningHelmflow;
-beforeAll(async () => {
-  await installCrds('helm.k3sm.io');
-  helmflow = startHelmflow();
-});
-afterAll(async () => {
-  await helmflow.stop();
-});
+const helmflow = useHelmflow();
 
 /** Every history on the Temporal server, as the bytes Temporal stores (payloads included, undecoded). */
 async function allHistoryBytes(): Promise<Buffer[]> {

@@ -1,18 +1,10 @@
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
-import { installCrds } from './support/crds.js';
-import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
+import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 
-let helmflow: RunningHelmflow;
-beforeAll(async () => {
-  await installCrds('helm.k3sm.io');
-  helmflow = startHelmflow();
-});
-afterAll(async () => {
-  await helmflow.stop();
-});
+useHelmflow();
 
 // A pre-delete hook that always fails makes `helm uninstall` fail, as a broken chart would.
 const chart = buildChart({

@@ -3,6 +3,7 @@ import { pino, type Logger } from 'pino';
 import { runController, type ControllerHooks } from '../../../src/app/controller-process.js';
 import { resolveSettings, type Settings } from '../../../src/app/settings.js';
 import { runWorker } from '../../../src/app/worker-process.js';
+import { installCrds } from './crds.js';
 import { testLayout } from './stack.js';
 
 export interface RunningHelmflow {
@@ -89,6 +90,33 @@ export function startHelmflow(overrides: Partial<Settings> = {}, hooks: Controll
     stop: async () => {
       await Promise.all([controller.stop(), worker.stop()]);
     },
+  };
+}
+
+/**
+ * helmflow for a whole test file: its CRDs installed and a controller and worker started before the file's tests,
+ * stopped after them. The returned object reads the running one, so it is used like `startHelmflow`'s.
+ */
+export function useHelmflow(overrides: Partial<Settings> = {}): RunningHelmflow {
+  let running: RunningHelmflow | undefined;
+  const current = (): RunningHelmflow => {
+    if (running === undefined) throw new Error('useHelmflow: helmflow is started in beforeAll; read it in a test');
+    return running;
+  };
+  beforeAll(async () => {
+    await installCrds(overrides.group ?? 'helm.k3sm.io');
+    running = startHelmflow(overrides);
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+  return {
+    get settings() {
+      return current().settings;
+    },
+    stopController: () => current().stopController(),
+    stopWorker: () => current().stopWorker(),
+    stop: () => current().stop(),
   };
 }
 
