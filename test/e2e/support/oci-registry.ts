@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import { generate } from 'selfsigned';
 import type { TestChart } from './charts.js';
-import { testLayout } from './stack.js';
+import { startLoopbackHttps } from './loopback-https.js';
 
 export interface OciRegistry {
   /** e.g. oci://127.0.0.1:PORT/charts */
@@ -20,19 +17,6 @@ const sha = (data: Buffer | string) => `sha256:${createHash('sha256').update(dat
  * Helm stores it: a config blob (the chart's metadata), one layer (the archive) and a manifest per version.
  */
 export async function startOciRegistry(charts: TestChart[]): Promise<OciRegistry> {
-  const layout = testLayout();
-  const ca = { key: readFileSync(layout.caKey, 'utf8'), cert: readFileSync(layout.caCert, 'utf8') };
-  const tls = await generate([{ name: 'commonName', value: 'helmflow-test-oci-registry' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    ca,
-    extensions: [
-      { name: 'basicConstraints', cA: false },
-      { name: 'extKeyUsage', serverAuth: true },
-      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
-    ],
-  });
   const blobs = new Map<string, Buffer>();
   const manifests = new Map<string, { body: string; digest: string }>();
   for (const chart of charts) {
@@ -56,7 +40,7 @@ export async function startOciRegistry(charts: TestChart[]): Promise<OciRegistry
     manifests.set(`charts/${chart.name}:${manifest.digest}`, manifest);
   }
   const requests: string[] = [];
-  const server: Server = createServer({ key: tls.private, cert: tls.cert }, (req, res) => {
+  const server = await startLoopbackHttps('helmflow-test-oci-registry', (req, res) => {
     const url = new URL(req.url ?? '/', 'https://localhost');
     requests.push(`${req.method ?? ''} ${url.pathname}`);
     const head = req.method === 'HEAD';
@@ -92,18 +76,9 @@ export async function startOciRegistry(charts: TestChart[]): Promise<OciRegistry
     }
     res.writeHead(404, { 'content-type': 'application/json' }).end('{"errors":[{"code":"NOT_FOUND"}]}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
   return {
-    base: `oci://127.0.0.1:${port}/charts`,
+    base: `oci://127.0.0.1:${server.port}/charts`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => {
-          resolve();
-        });
-      }),
+    close: () => server.close(),
   };
 }
