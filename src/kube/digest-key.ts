@@ -15,7 +15,8 @@ const retryMs = 2_000;
  * read a HelmChart's status, its Job or its workflow's history; keyed, it cannot be used to confirm a guessed
  * secret offline. Controller and worker must share it, so it lives in the cluster: the first to need it creates
  * it (a random 32 bytes) and every other reads it. An identity that may only read it (the in-cluster controller)
- * waits for the worker to create it. Deleting the Secret rotates the key: each chart then reinstalls once.
+ * waits for the worker to create it. The key is read once per process: deleting the Secret and restarting the
+ * processes rotates it, and each chart then reinstalls once.
  */
 export async function ensureDigestKey(
   kc: KubeConfig,
