@@ -2,31 +2,17 @@
 // bench reads of it: CPU and RSS from /proc, request counts from its Prometheus endpoint.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPaths } from '../../src/config/pins.js';
 import { waitFor } from '../../src/devstack/wait.js';
+import { freePort } from '../../src/devstack/free-port.js';
 
 export interface DevServer {
   readonly pid: number;
   readonly address: string;
   readonly metricsPort: number;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address === null || typeof address === 'string') reject(new Error('no port'));
-        else resolve(address.port);
-      });
-    });
-  });
 }
 
 const running = new Set<ChildProcess>();

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../../src/config/pins.js';
 import { serviceAccountKubeConfig } from '../../../src/kube/service-account.js';
 import { kubeConfig } from './kube.js';
 import { testLayout } from './stack.js';
+import { freePort } from '../../../src/devstack/free-port.js';
 
 export interface ControllerProcess {
   pid: number;
@@ -77,18 +77,4 @@ export async function startControllerAs(
       rmSync(work, { recursive: true, force: true });
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        if (typeof address === 'object' && address !== null) resolve(address.port);
-        else reject(new Error('no port'));
-      });
-    });
-  });
 }
