@@ -7,6 +7,7 @@ import {
   historyOf,
   ref,
   startChart,
+  summaries,
   uniqueName,
   until,
   untilIdle,
@@ -43,11 +44,7 @@ describe('Temporal cancel of a chart workflow', () => {
       expect(cluster.statuses.at(-1)).toEqual({ phase: 'Paused', conditions: [pausedCondition] });
       expect(cluster.events).toEqual([{ type: 'Normal', reason: 'HelmChartPaused', message: pausedCondition.message }]);
       // The cancelled run's history names the pause in the Temporal UI, not just "setStatus" and "recordEvent".
-      const summaries = (await historyOf(handle, firstRun))
-        .map((e) => e.userMetadata?.summary?.data)
-        .filter((d): d is Uint8Array => d instanceof Uint8Array)
-        .map((d) => Buffer.from(d).toString('utf8'));
-      expect(summaries).toEqual(
+      expect(summaries(await historyOf(handle, firstRun))).toEqual(
         expect.arrayContaining([
           expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Paused, Paused=True (Cancelled)`),
           expect.stringContaining(`Event Normal HelmChartPaused on HelmChart kube-system/${chart.name}`),

@@ -9,6 +9,7 @@ import {
   ref,
   scheduledActivities,
   startChart,
+  summaries,
   uniqueName,
   waitForStatus,
   withWorker,
@@ -117,11 +118,7 @@ describe('a chart that installs', () => {
       // The fake's Job has activeDeadlineSeconds 600: the wait may last that plus two minutes, no longer.
       expect(tsToMs(attrs?.startToCloseTimeout) / 1000).toBe(720);
       expect(tsToMs(attrs?.heartbeatTimeout) / 1000).toBe(30);
-      const summaries = events
-        .map((e) => e.userMetadata?.summary?.data)
-        .filter((d): d is Uint8Array => d instanceof Uint8Array)
-        .map((d) => Buffer.from(d).toString('utf8'));
-      expect(summaries).toEqual(
+      expect(summaries(events)).toEqual(
         expect.arrayContaining([
           expect.stringContaining(`Create Job helm-install-${chart.name} in kube-system`),
           expect.stringContaining(`Wait for helm-install-${chart.name}: helm upgrade --install ${chart.name}`),

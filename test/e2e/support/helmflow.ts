@@ -50,10 +50,10 @@ export function helmflowSettings(overrides: Partial<Settings> = {}): Settings {
   };
 }
 
-/** A controller in this process with `settings`; several with the same settings compete for one Lease. */
-export function startController(settings: Settings, hooks: ControllerHooks = {}): RunningRole {
+/** A role run in this process until `stop` aborts it. */
+function runRole(settings: Settings, run: (stop: AbortSignal) => Promise<void>): RunningRole {
   const stop = new AbortController();
-  const done = runController(settings, testLogger().child({ role: 'controller' }), stop.signal, hooks);
+  const done = run(stop.signal);
   return {
     settings,
     done,
@@ -64,18 +64,14 @@ export function startController(settings: Settings, hooks: ControllerHooks = {})
   };
 }
 
+/** A controller in this process with `settings`; several with the same settings compete for one Lease. */
+export function startController(settings: Settings, hooks: ControllerHooks = {}): RunningRole {
+  return runRole(settings, (stop) => runController(settings, testLogger().child({ role: 'controller' }), stop, hooks));
+}
+
 /** A worker in this process polling `settings.taskQueue`. */
 export function startWorker(settings: Settings): RunningRole {
-  const stop = new AbortController();
-  const done = runWorker(settings, testLogger().child({ role: 'worker' }), stop.signal);
-  return {
-    settings,
-    done,
-    stop: async () => {
-      stop.abort();
-      await done;
-    },
-  };
+  return runRole(settings, (stop) => runWorker(settings, testLogger().child({ role: 'worker' }), stop));
 }
 
 /** helmflow's controller and worker, in this test process, against the test stack (see helmflowSettings). */

@@ -136,6 +136,14 @@ export function scheduledActivities(events: HistoryEvent[]): string[] {
     .filter((n): n is string => typeof n === 'string');
 }
 
+/** The summaries the Temporal UI shows for a run's events (activities and timers), in order; events without one are left out. */
+export function summaries(events: HistoryEvent[]): string[] {
+  return events
+    .map((e) => e.userMetadata?.summary?.data)
+    .filter((d): d is Uint8Array => d instanceof Uint8Array)
+    .map((d) => Buffer.from(d).toString('utf8'));
+}
+
 /**
  * Waits until the run has nothing in flight: no activity pending, no workflow task scheduled. A workflow that
  * stays busy (a loop that keeps scheduling work) never gets here, so an absence can be asserted afterwards.
