@@ -144,13 +144,15 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   };
   const group = value('--group <group>');
   if (!isApiGroup(group)) throw new Error(`--group must be helm.k3sm.io or helm.cattle.io, not ${group}`);
-  const port = Number(value('--http-port <port>'));
-  if (!Number.isInteger(port) || port < 0) throw new Error(`--http-port must be a port number`);
+  const wholeNumber = (flag: string, min: number, what: string): number => {
+    const given = value(flag);
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < min) throw new Error(`${flag.split(' ')[0] ?? flag} must be ${what}, not ${given}`);
+    return n;
+  };
+  const port = wholeNumber('--http-port <port>', 0, 'a port number');
   const apiServerPort = value('--api-server-port <port>');
-  const activitySlots = Number(value('--activity-slots <n>'));
-  if (!Number.isInteger(activitySlots) || activitySlots < 1) {
-    throw new Error(`--activity-slots must be a whole number of at least 1, not ${value('--activity-slots <n>')}`);
-  }
+  const activitySlots = wholeNumber('--activity-slots <n>', 1, 'a whole number of at least 1');
   const tuning = value('--tuning <json>');
   const orUndefined = (v: string) => (v === '' ? undefined : v);
   return {

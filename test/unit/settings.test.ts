@@ -13,6 +13,10 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings({ activitySlots: given }, {})).toThrow(/--activity-slots must be a whole number/);
   });
 
+  it('refuses an --http-port that is not a port number', () => {
+    expect(() => resolveSettings({ httpPort: 'eighty' }, {})).toThrow(/--http-port must be a port number, not eighty/);
+  });
+
   it('refuses an API group other than the two it serves', () => {
     expect(() => resolveSettings({ group: 'helm.example.com' }, {})).toThrow(/--group must be/);
   });
