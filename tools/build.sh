@@ -8,6 +8,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${HELMFLOW_CACHE:-$HOME/.cache/helmflow}
 tools="$cache/tools"
 mkdir -p "$tools"
+# One build at a time per cache: a second setup (parallel test runs, `npm start` beside `npm test`) waits here and
+# then finds every tool cached, instead of building the same tool into the same directory at once.
+exec 9>"$tools/.build.lock"
+flock 9
 
 # HELMFLOW_GO names the go binary; else go on PATH; else the standard /usr/local/go install.
 go_bin=${HELMFLOW_GO:-}
