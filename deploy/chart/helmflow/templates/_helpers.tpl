@@ -3,6 +3,20 @@
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
+{{/*
+The prefix of every name this chart gives: the release name when it already says helmflow, else
+<release>-helmflow, so a second release in the cluster (cluster-scoped RBAC included) never collides with the first.
+*/}}
+{{- define "helmflow.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{ .Values.fullnameOverride | trunc 40 | trimSuffix "-" }}
+{{- else if contains "helmflow" .Release.Name -}}
+{{ .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- else -}}
+{{ printf "%s-helmflow" .Release.Name | trunc 40 | trimSuffix "-" }}
+{{- end -}}
+{{- end -}}
+
 {{/* Labels on every object. */}}
 {{- define "helmflow.labels" -}}
 app.kubernetes.io/name: helmflow
@@ -20,6 +34,21 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{ .Values.group }}
 {{- end -}}
 
+{{/* Labels and annotations of both Deployments' pods. . is (dict "root" $ "component" "controller"). */}}
+{{- define "helmflow.podMetadata" -}}
+labels:
+  {{- include "helmflow.labels" .root | nindent 2 }}
+  app.kubernetes.io/component: {{ .component }}
+  {{- with .root.Values.podLabels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+annotations:
+  checksum/config: {{ include (print .root.Template.BasePath "/configmap.yaml") .root | sha256sum }}
+  {{- with .root.Values.podAnnotations }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end -}}
+
 {{/* The pod spec parts both Deployments share: settings, probes, security, tmp. $ is the root context. */}}
 {{- define "helmflow.container" -}}
 image: {{ include "helmflow.image" .root }}
@@ -27,7 +56,21 @@ imagePullPolicy: {{ .root.Values.image.pullPolicy }}
 args: [{{ .role }}]
 envFrom:
   - configMapRef:
-      name: helmflow
+      name: {{ include "helmflow.fullname" .root }}
+{{- if or .root.Values.temporal.apiKey.secretName .root.Values.extraEnv }}
+env:
+  {{- with .root.Values.temporal.apiKey.secretName }}
+  # Temporal Cloud's API key, from a Secret: never in the ConfigMap, never logged.
+  - name: TEMPORAL_API_KEY
+    valueFrom:
+      secretKeyRef:
+        name: {{ . }}
+        key: {{ $.root.Values.temporal.apiKey.key }}
+  {{- end }}
+  {{- with .root.Values.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
 ports:
   - name: http
     containerPort: {{ .root.Values.httpPort }}
@@ -42,7 +85,7 @@ readinessProbe:
     path: /readyz
     port: http
   periodSeconds: 5
-# tsx compiles the sources (and the worker bundles its workflow code) at start.
+# The worker bundles its workflow code at start.
 startupProbe:
   httpGet:
     path: /healthz
