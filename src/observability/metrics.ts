@@ -1,4 +1,4 @@
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * helmflow's Prometheus metrics. One registry per process carries the default process metrics and helmflow's
@@ -17,12 +17,52 @@ export interface HelmflowMetrics {
   leader: Gauge;
   /** Auto-deploy files swept, by outcome (applied, failed). */
   manifestFiles: Counter<'outcome'>;
+  /** HelmCharts by the phase in their status, as the leading controller's watch sees them (none on a standby). */
+  charts: Gauge<'phase'>;
+  /** Names what the charts gauge counts at each scrape. */
+  countChartsFrom(source: ChartPhases): void;
+  /** From an install Job's creation to its end, by outcome (succeeded, failed, gone). */
+  installDuration: Histogram<'outcome'>;
+  /** Install attempts that ended Failed, by the Failed condition's reason. */
+  installFailures: Counter<'reason'>;
 }
+
+/** What the charts gauge counts when scraped: the phase of every HelmChart the leader watches. */
+export type ChartPhases = () => Iterable<string | undefined>;
 
 export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}): HelmflowMetrics {
   const registry = new Registry();
   if (defaultMetrics) collectDefaultMetrics({ register: registry });
+  let chartPhases: ChartPhases = () => [];
+  const charts = new Gauge({
+    name: 'helmflow_charts',
+    help: 'HelmCharts by status phase, counted by the leading controller.',
+    labelNames: ['phase'],
+    registers: [registry],
+    collect() {
+      // Counted at scrape time from the watch's cache, so the figure is never stale and costs nothing between scrapes.
+      this.reset();
+      for (const phase of chartPhases()) this.inc({ phase: phase ?? 'Pending' });
+    },
+  });
   return {
+    charts,
+    countChartsFrom(source: ChartPhases) {
+      chartPhases = source;
+    },
+    installDuration: new Histogram({
+      name: 'helmflow_install_duration_seconds',
+      help: "Seconds from an install Job's creation to its end, by outcome.",
+      labelNames: ['outcome'],
+      buckets: [1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1200],
+      registers: [registry],
+    }),
+    installFailures: new Counter({
+      name: 'helmflow_install_failures_total',
+      help: 'Install attempts that ended Failed, by reason.',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
     registry,
     watchEvents: new Counter({
       name: 'helmflow_watch_events_total',
@@ -82,4 +122,17 @@ export function setLeader(leading: boolean, m: HelmflowMetrics = metrics()): voi
 
 export function recordManifestFiles(files: readonly { outcome: string }[], m: HelmflowMetrics = metrics()): void {
   for (const file of files) m.manifestFiles.inc({ outcome: file.outcome });
+}
+
+/** Where the charts gauge reads phases from: the leading controller's HelmChart cache; `() => []` when not leading. */
+export function countChartsFrom(source: ChartPhases, m: HelmflowMetrics = metrics()): void {
+  m.countChartsFrom(source);
+}
+
+export function recordInstallOutcome(outcome: string, seconds: number, m: HelmflowMetrics = metrics()): void {
+  m.installDuration.observe({ outcome }, seconds);
+}
+
+export function recordInstallFailure(reason: string, m: HelmflowMetrics = metrics()): void {
+  m.installFailures.inc({ reason });
 }

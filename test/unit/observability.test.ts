@@ -1,7 +1,10 @@
 import { Counter } from 'prom-client';
 import { HealthServer } from '../../src/observability/http.js';
 import {
+  countChartsFrom,
   createMetrics,
+  recordInstallFailure,
+  recordInstallOutcome,
   recordManifestFiles,
   recordSignalError,
   recordSignalSent,
@@ -49,6 +52,31 @@ describe('the metrics and health endpoint', () => {
     expect(text).toMatch(/^helmflow_leader 1$/m);
     expect(text).toContain('helmflow_manifest_files_total{outcome="applied"} 2');
     expect(text).toContain('helmflow_manifest_files_total{outcome="failed"} 1');
+  });
+
+  it('counts charts by phase at each scrape from the source the leader names, and none without one', async () => {
+    expect(await (await get('/metrics')).text()).not.toMatch(/^helmflow_charts\{/m);
+    let phases: (string | undefined)[] = ['Installed', 'Installed', 'Failed', undefined];
+    countChartsFrom(() => phases, m);
+    let text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_charts{phase="Installed"} 2');
+    expect(text).toContain('helmflow_charts{phase="Failed"} 1');
+    expect(text).toContain('helmflow_charts{phase="Pending"} 1');
+    phases = ['Installed'];
+    text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_charts{phase="Installed"} 1');
+    expect(text).not.toContain('phase="Failed"');
+  });
+
+  it('records install durations by outcome and failures by reason', async () => {
+    recordInstallOutcome('succeeded', 3, m);
+    recordInstallOutcome('failed', 42, m);
+    recordInstallFailure('BackoffLimitExceeded', m);
+    const text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_install_duration_seconds_bucket{le="5",outcome="succeeded"} 1');
+    expect(text).toContain('helmflow_install_duration_seconds_bucket{le="30",outcome="failed"} 0');
+    expect(text).toContain('helmflow_install_duration_seconds_count{outcome="failed"} 1');
+    expect(text).toContain('helmflow_install_failures_total{reason="BackoffLimitExceeded"} 1');
   });
 
   it('serves metrics other modules register on the registry', async () => {
