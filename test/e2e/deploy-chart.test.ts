@@ -83,6 +83,7 @@ describe('deploy/chart/helmflow values', () => {
     [['--set', 'temporl.address=x'], /additional properties 'temporl' not allowed/],
     [['--set', 'logLevel=loud'], /logLevel/],
     [['--set', 'group=example.com'], /group/],
+    [['--set', 'temporal.tls.secretName=tls', '--set', 'temporal.tls.clientCertificate=false'], /selects nothing/],
   ])('are refused by values.schema.json before anything renders: %j', (args, message) => {
     const result = render('helmflow', 'helmflow-system', args);
     expect(result.status).not.toBe(0);
