@@ -8,6 +8,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -15,7 +16,14 @@ import {
   allHandlersFinished,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { ChartActivities, ChartEvent, ChartTarget, StartedJob, StatusUpdate } from '../activities/types.js';
+import type {
+  ChartActivities,
+  ChartEvent,
+  ChartTarget,
+  Preparation,
+  StartedJob,
+  StatusUpdate,
+} from '../activities/types.js';
 import { deleteJobName, installJobName } from '../src/build/names.js';
 import { reinstallBackoffSeconds } from './backoff.js';
 import {
@@ -32,7 +40,17 @@ import {
   type Phase,
   type Tuning,
 } from './contract.js';
-import { initialState, statusOf, supersedes, wantsInstall, type ChartState } from './state.js';
+import { boundedStepFailureOf, permanentFailureOf, type StepFailure } from './failures.js';
+import {
+  holdAfterFailure,
+  initialState,
+  isStaleDesired,
+  statusOf,
+  supersedes,
+  termAfter,
+  wantsInstall,
+  type ChartState,
+} from './state.js';
 import { eventSummary, statusSummary } from './summaries.js';
 
 export interface ChartWorkflowInput {
@@ -44,16 +62,24 @@ export interface ChartWorkflowInput {
 
 export type ChartWorkflowResult = 'deleted';
 
-/** Kubernetes calls are retried by Temporal (forever, with backoff): an apiserver outage only delays a chart. */
+/**
+ * A plain Kubernetes call. A transient error is retried by Temporal (with backoff): an apiserver outage only
+ * delays a chart; a permanent one ends the step at once (activities/kube-errors.ts). The short start-to-close
+ * timeout hands a call lost with its worker to another worker within seconds.
+ */
 const kubeCall: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 };
+/** A step that may wait (a Job being replaced or deleted): it heartbeats, so a lost worker shows within 10 s. */
+const waitingCall: ActivityOptions = { ...kubeCall, startToCloseTimeout: '3 minutes', heartbeatTimeout: '10 seconds' };
+/** Every uninstall step ends: a transient error retried past this bound is reported and skipped like a permanent one. */
+const uninstallBound = '2 minutes';
 const act = proxyActivities<ChartActivities>(kubeCall);
 
 type AttemptResult =
   | { kind: 'succeeded'; digest: string }
-  | { kind: 'failed'; reason: string; jobName: string }
+  | { kind: 'failed'; reason: string; jobName: string | undefined }
   | { kind: 'refused'; reason: string }
   | { kind: 'gone' };
 
@@ -63,11 +89,15 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   const where = `${ref.namespace}/${ref.name}`;
 
   setHandler(desiredStateSignal, (desired) => {
+    if (isStaleDesired(s, desired)) return;
+    s.term = termAfter(s.term, desired.term);
     acceptDesired(s, desired);
   });
   setHandler(deleteSignal, (request) => {
     if (s.uid === undefined) s.uid = request.uid;
-    if (request.uid === s.uid) s.deleteRequested = true;
+    if (request.uid !== s.uid) return;
+    s.deleteRequested = true;
+    if (request.keepRelease === true) s.keepRelease = true;
   });
   setHandler(retrySignal, (request) => {
     if (request.token !== undefined && request.token === s.lastRetryToken) return;
@@ -117,23 +147,55 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     }
   }
 
+  /**
+   * One install attempt. A step the apiserver refuses for good (a permanent failure) ends it as a failed attempt
+   * with that reason, reported at once, so the failurePolicy decides what follows, as for a failed Job.
+   */
   async function attempt(): Promise<AttemptResult> {
     const t = target();
+    try {
+      return await attemptSteps(t);
+    } catch (err) {
+      const failure = permanentFailureOf(err);
+      if (failure === undefined) throw err;
+      await reportFailed(t, failure);
+      return { kind: 'failed', reason: failure.reason, jobName: undefined };
+    }
+  }
+
+  /** Failed=True with the reason, and a Warning Event quoting the message; a report that cannot be written is skipped. */
+  async function reportFailed(t: ChartTarget, failure: StepFailure, observedGeneration?: number): Promise<void> {
+    const { reason, message } = failure;
+    await bestEffort(() =>
+      setStatus(t, {
+        conditions: [{ type: 'Failed', status: 'True', reason, message }],
+        phase: 'Failed',
+        ...(observedGeneration === undefined ? {} : { observedGeneration }),
+      }),
+    );
+    await bestEffort(() =>
+      recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` }),
+    );
+  }
+
+  /** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
+  async function prepare(t: ChartTarget): Promise<Preparation> {
+    if (patched('one-prepare-step')) {
+      return act.prepareInstall.executeWithOptions(
+        {
+          ...waitingCall,
+          summary: `Validate HelmChart ${where}, then apply its ServiceAccount, binding, values and Job ${installJobName(ref.name)} (attempt ${s.attempt})`,
+        },
+        [t, s.attempt],
+      );
+    }
     const inspection = await act.inspectChart.executeWithOptions(
       { ...kubeCall, summary: `Validate HelmChart ${where} before any Job is created` },
       [t],
     );
-    if (inspection.state === 'gone') return { kind: 'gone' };
-    if (inspection.refusal !== undefined) {
-      const { reason, message } = inspection.refusal;
-      await setStatus(t, {
-        conditions: [{ type: 'Failed', status: 'True', reason, message }],
-        phase: 'Failed',
-        observedGeneration: inspection.generation,
-      });
-      await recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` });
-      return { kind: 'refused', reason };
-    }
+    if (inspection.state === 'gone') return { state: 'gone' };
+    const { generation } = inspection;
+    if (inspection.refusal !== undefined) return { state: 'refused', generation, refusal: inspection.refusal };
     await act.ensureIdentity.executeWithOptions(
       { ...kubeCall, summary: `Ensure ServiceAccount helm-${ref.name} bound to its ClusterRole` },
       [t],
@@ -143,15 +205,29 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       [t],
     );
     const job = await act.startInstallJob.executeWithOptions(
-      { ...kubeCall, summary: `Create Job ${installJobName(ref.name)} in ${ref.namespace} (attempt ${s.attempt})` },
+      {
+        ...waitingCall,
+        summary: `Create Job ${installJobName(ref.name)} in ${ref.namespace} (attempt ${s.attempt})`,
+      },
       [t, s.attempt],
     );
-    if (job === undefined) return { kind: 'gone' };
+    return job === undefined ? { state: 'gone' } : { state: 'started', generation, job };
+  }
+
+  async function attemptSteps(t: ChartTarget): Promise<AttemptResult> {
+    const prepared = await prepare(t);
+    if (prepared.state === 'gone') return { kind: 'gone' };
+    const { generation } = prepared;
+    if (prepared.state === 'refused') {
+      await reportFailed(t, prepared.refusal, generation);
+      return { kind: 'refused', reason: prepared.refusal.reason };
+    }
+    const { job } = prepared;
     s.jobName = job.jobName;
     await setStatus(t, {
       jobName: job.jobName,
       phase: 'Installing',
-      observedGeneration: inspection.generation,
+      observedGeneration: generation,
       conditions: [
         {
           type: 'JobCreated',
@@ -167,7 +243,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         jobName: job.jobName,
         phase: 'Installed',
         digest: job.digest,
-        observedGeneration: inspection.generation,
+        observedGeneration: generation,
         conditions: [
           { type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${job.jobName} succeeded` },
         ],
@@ -182,6 +258,15 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     return { kind: 'failed', reason, jobName: job.jobName };
   }
 
+  /** Runs a report; one the apiserver refuses for good (e.g. in a namespace being deleted) is not worth a stall. */
+  async function bestEffort(report: () => Promise<void>): Promise<void> {
+    try {
+      await report();
+    } catch (err) {
+      if (permanentFailureOf(err) === undefined) throw err;
+    }
+  }
+
   /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
   function awaitJob(job: StartedJob, summary: string) {
     return act.awaitJob.executeWithOptions(
@@ -189,7 +274,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         ...kubeCall,
         summary,
         startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
-        heartbeatTimeout: '30 seconds',
+        heartbeatTimeout: '10 seconds',
       },
       [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds }],
     );
@@ -228,19 +313,21 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         return;
       }
       s.failures += 1;
-      if (desired.failurePolicy === 'abort' || desired.failurePolicy === 'retry') {
+      const hold = holdAfterFailure(desired.failurePolicy);
+      if (hold !== 'backoff') {
         // The failed Job and its logs stay for inspection until the spec (abort) or anything (retry) changes.
-        const until = desired.failurePolicy === 'abort' ? 'generation' : 'digest';
-        s.halted = { digest: desired.digest, generation: desired.generation, until };
+        s.halted = { digest: desired.digest, generation: desired.generation, until: hold };
         setPhase('Failed');
         return;
       }
       const seconds = reinstallBackoffSeconds(s.failures, s.tuning);
       setPhase('Backoff');
-      await act.deleteJob.executeWithOptions(
-        { ...kubeCall, summary: `Delete failed Job ${result.jobName} (failurePolicy reinstall)` },
-        [ref, result.jobName],
-      );
+      if (result.jobName !== undefined) {
+        await act.deleteJob.executeWithOptions(
+          { ...waitingCall, summary: `Delete failed Job ${result.jobName} (failurePolicy reinstall)` },
+          [ref, result.jobName],
+        );
+      }
       const superseded = await condition(() => supersedes(s, desired.digest), `${seconds} seconds`, {
         summary: `Back off ${seconds}s before reinstalling ${ref.name} (failure ${s.failures})`,
       });
@@ -282,7 +369,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     setPhase('Paused');
     if (s.uid === undefined) return;
     await act.deleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled` },
+      { ...waitingCall, summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled` },
       [ref, installJobName(ref.name)],
     );
     const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
@@ -293,51 +380,114 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message });
   }
 
+  /**
+   * Every step is bounded: one the apiserver refuses for good (a namespace being deleted, a forbidden create) or
+   * that keeps failing past its bound is skipped, and the finalizer is released all the same, with a
+   * HelmChartUninstallFailed Event naming what was left behind.
+   */
   async function uninstall(): Promise<void> {
     setPhase('Deleting');
     const t = target();
-    await act.deleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Stop any install: delete Job ${installJobName(ref.name)}` },
-      [ref, installJobName(ref.name)],
+    const left: string[] = [];
+    const stop = await bounded(() =>
+      act.deleteJob.executeWithOptions(
+        {
+          ...waitingCall,
+          scheduleToCloseTimeout: uninstallBound,
+          summary: `Stop any install: delete Job ${installJobName(ref.name)}`,
+        },
+        [ref, installJobName(ref.name)],
+      ),
     );
-    const job = await act.startDeleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Create Job ${deleteJobName(ref.name)}: helm uninstall ${ref.name}` },
-      [t],
+    if (stop.failed !== undefined) left.push(`Job ${installJobName(ref.name)} (${describe(stop.failed)})`);
+    if (s.keepRelease === true) {
+      await keepReleaseNotice(t);
+    } else {
+      const release = await uninstallRelease(t);
+      if (release !== undefined) left.push(`release ${ref.name}, not uninstalled (${describe(release)})`);
+    }
+    const cleanUp = await bounded(() =>
+      act.removeInstallObjects.executeWithOptions(
+        {
+          ...kubeCall,
+          scheduleToCloseTimeout: uninstallBound,
+          summary: `Delete ServiceAccount, ClusterRoleBinding, Secret and ConfigMap of ${ref.name}`,
+        },
+        [t],
+      ),
     );
-    if (job !== undefined) {
-      s.jobName = job.jobName;
-      await setStatus(t, {
+    if (cleanUp.failed !== undefined) {
+      left.push(
+        `the ServiceAccount, ClusterRoleBinding, values Secret or ConfigMap of ${ref.name} (${describe(cleanUp.failed)})`,
+      );
+    }
+    if (left.length > 0) {
+      const message = `the finalizer is released anyway; left behind: ${left.join('; ')}`;
+      await bestEffort(() => recordEvent(t, { type: 'Warning', reason: 'HelmChartUninstallFailed', message }));
+    }
+    // Retried while the apiserver is unreachable: releasing the finalizer is the one step a delete cannot skip.
+    await bestEffort(() =>
+      act.releaseFinalizer.executeWithOptions({ ...kubeCall, summary: `Release the finalizer of HelmChart ${where}` }, [
+        t,
+      ]),
+    );
+    setPhase('Deleted');
+  }
+
+  /** helm uninstall through helm-delete-<name>, bounded; returns why it could not run, if it could not. */
+  async function uninstallRelease(t: ChartTarget): Promise<StepFailure | undefined> {
+    const started = await bounded(() =>
+      act.startDeleteJob.executeWithOptions(
+        {
+          ...waitingCall,
+          scheduleToCloseTimeout: uninstallBound,
+          summary: `Create Job ${deleteJobName(ref.name)}: helm uninstall ${ref.name}`,
+        },
+        [t],
+      ),
+    );
+    if (started.failed !== undefined) return started.failed;
+    const job = started.value;
+    if (job === undefined) return undefined;
+    s.jobName = job.jobName;
+    await bestEffort(() =>
+      setStatus(t, {
         jobName: job.jobName,
         phase: 'Deleting',
         conditions: [{ type: 'JobCreated', status: 'True', reason: 'UninstallJobCreated', message: job.jobName }],
-      });
-      let reason: string | undefined;
-      try {
-        const outcome = await CancellationScope.withTimeout(`${s.tuning.uninstallTimeoutSeconds} seconds`, () =>
-          awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
-        );
-        if (outcome.outcome !== 'succeeded') reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
-      } catch (err) {
-        if (!isCancellation(err) || CancellationScope.current().consideredCancelled) throw err;
-        reason = 'UninstallTimedOut';
-      }
-      if (reason !== undefined) {
-        // The seed: the finalizer is released anyway; the event names the release left behind.
-        await act.recordUninstallFailure.executeWithOptions(
-          { ...kubeCall, summary: `Record HelmChartUninstallFailed for release ${ref.name} (${reason})` },
-          [t, job.jobName, reason],
-        );
-      }
+      }),
+    );
+    let reason: string | undefined;
+    try {
+      const outcome = await CancellationScope.withTimeout(`${s.tuning.uninstallTimeoutSeconds} seconds`, () =>
+        awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
+      );
+      if (outcome.outcome !== 'succeeded') reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
+    } catch (err) {
+      if (isCancellation(err) && !CancellationScope.current().consideredCancelled) reason = 'UninstallTimedOut';
+      else reason = permanentFailureOf(err)?.reason;
+      if (reason === undefined) throw err;
     }
-    await act.removeInstallObjects.executeWithOptions(
-      { ...kubeCall, summary: `Delete ServiceAccount, ClusterRoleBinding, Secret and ConfigMap of ${ref.name}` },
-      [t],
-    );
-    await act.releaseFinalizer.executeWithOptions(
-      { ...kubeCall, summary: `Release the finalizer of HelmChart ${where}` },
-      [t],
-    );
-    setPhase('Deleted');
+    if (reason !== undefined) {
+      // The seed: the finalizer is released anyway; the event names the release left behind.
+      await bounded(() =>
+        act.recordUninstallFailure.executeWithOptions(
+          {
+            ...kubeCall,
+            scheduleToCloseTimeout: uninstallBound,
+            summary: `Record HelmChartUninstallFailed for release ${ref.name} (${reason})`,
+          },
+          [t, job.jobName, reason],
+        ),
+      );
+    }
+    return undefined;
+  }
+
+  /** An unmanaged chart: its release belongs to someone else now, so no helm uninstall runs (as in k3s). */
+  async function keepReleaseNotice(t: ChartTarget): Promise<void> {
+    const message = `annotated helm.k3sm.io/unmanaged: release ${ref.name} is left installed; no helm uninstall ran`;
+    await bestEffort(() => recordEvent(t, { type: 'Normal', reason: 'HelmChartUninstallSkipped', message }));
   }
 
   const continueWith = async (state: ChartState): Promise<never> => {
@@ -374,6 +524,19 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     return await continueWith(s);
   }
 }
+
+/** Runs an uninstall step; a permanent failure, or a transient one outlasting its bound, is returned, not thrown. */
+async function bounded<T>(step: () => Promise<T>): Promise<{ value: T; failed?: undefined } | { failed: StepFailure }> {
+  try {
+    return { value: await step() };
+  } catch (err) {
+    const failed = boundedStepFailureOf(err);
+    if (failed === undefined) throw err;
+    return { failed };
+  }
+}
+
+const describe = (failure: StepFailure) => `${failure.reason}: ${failure.message}`;
 
 /** A new desired state: a change of uid means the chart was recreated; during a delete it waits its turn. */
 function acceptDesired(s: ChartState, desired: DesiredState): void {

@@ -30,10 +30,17 @@ export interface DesiredState {
   digest: string;
   /** The effective failurePolicy (the HelmChartConfig's wins when set). */
   failurePolicy: FailurePolicy;
+  /**
+   * The sending controller's leadership term (its Lease's leaseTransitions when it took the lead): the workflow
+   * ignores a desired state sent under a lower term than one it already accepted. Absent without leader election.
+   */
+  term?: number;
 }
 
 export interface DeleteRequest {
   uid: string;
+  /** The chart is annotated unmanaged: release the finalizer without a helm uninstall, as k3s does. */
+  keepRelease?: boolean;
 }
 
 export interface RetryRequest {
