@@ -73,8 +73,6 @@ const kubeCall: ActivityOptions = {
 };
 /** A step that may wait (a Job being replaced or deleted): it heartbeats, so a lost worker shows within 10 s. */
 const waitingCall: ActivityOptions = { ...kubeCall, startToCloseTimeout: '3 minutes', heartbeatTimeout: '10 seconds' };
-/** Every uninstall step ends: a transient error retried past this bound is reported and skipped like a permanent one. */
-const uninstallBound = '2 minutes';
 const act = proxyActivities<ChartActivities>(kubeCall);
 
 type AttemptResult =
@@ -184,7 +182,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       return act.prepareInstall.executeWithOptions(
         {
           ...waitingCall,
-          summary: `Validate HelmChart ${where}, then apply its ServiceAccount, binding, values and Job ${installJobName(ref.name)} (attempt ${s.attempt})`,
+          summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)} (attempt ${s.attempt})`,
         },
         [t, s.attempt],
       );
@@ -389,6 +387,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     setPhase('Deleting');
     const t = target();
     const left: string[] = [];
+    // Every step ends: a transient error retried past this bound is reported and skipped like a permanent one.
+    const uninstallBound = `${s.tuning.uninstallStepSeconds ?? defaultTuning.uninstallStepSeconds} seconds`;
     const stop = await bounded(() =>
       act.deleteJob.executeWithOptions(
         {
@@ -403,7 +403,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     if (s.keepRelease === true) {
       await keepReleaseNotice(t);
     } else {
-      const release = await uninstallRelease(t);
+      const release = await uninstallRelease(t, uninstallBound);
       if (release !== undefined) left.push(`release ${ref.name}, not uninstalled (${describe(release)})`);
     }
     const cleanUp = await bounded(() =>
@@ -435,7 +435,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   }
 
   /** helm uninstall through helm-delete-<name>, bounded; returns why it could not run, if it could not. */
-  async function uninstallRelease(t: ChartTarget): Promise<StepFailure | undefined> {
+  async function uninstallRelease(t: ChartTarget, uninstallBound: string): Promise<StepFailure | undefined> {
     const started = await bounded(() =>
       act.startDeleteJob.executeWithOptions(
         {

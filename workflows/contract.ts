@@ -83,6 +83,16 @@ export interface Tuning {
   backoffMaxSeconds: number;
   /** How long the uninstall Job may run before the finalizer is released anyway. */
   uninstallTimeoutSeconds: number;
+  /**
+   * How long each other uninstall step (stop the install Job, create the delete Job, clean up) may keep retrying
+   * before it is skipped and named in HelmChartUninstallFailed. Absent in runs started before it existed.
+   */
+  uninstallStepSeconds?: number;
 }
 
-export const defaultTuning: Tuning = { backoffBaseSeconds: 10, backoffMaxSeconds: 300, uninstallTimeoutSeconds: 600 };
+export const defaultTuning: Tuning = {
+  backoffBaseSeconds: 10,
+  backoffMaxSeconds: 300,
+  uninstallTimeoutSeconds: 600,
+  uninstallStepSeconds: 120,
+};

@@ -25,7 +25,9 @@ export function boundedStepFailureOf(err: unknown): StepFailure | undefined {
   const permanent = permanentFailureOf(err);
   if (permanent !== undefined) return permanent;
   if (!(err instanceof ActivityFailure) || err.cause instanceof CancelledFailure) return undefined;
-  if (err.cause instanceof TimeoutFailure)
-    return { reason: 'StepTimedOut', message: 'the step kept failing until its bound ran out' };
-  return { reason: 'StepFailed', message: err.cause?.message ?? err.message };
+  const last = err.cause?.message ?? err.message;
+  if (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure) {
+    return { reason: 'StepTimedOut', message: `kept failing until its bound ran out; last error: ${last}` };
+  }
+  return { reason: 'StepFailed', message: last };
 }
