@@ -5,8 +5,9 @@ import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartFailed, chartInstalled, helm, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { chartWorkflowStatus } from './support/observe.js';
 
-useHelmflow();
+const helmflow = useHelmflow();
 
 const chart = buildChart({ name: 'plain' });
 
@@ -58,11 +59,22 @@ function noJobsQuota(namespace: string): void {
 
 describe('an install step the apiserver refuses for good (a quota forbidding Jobs)', () => {
   it('shows Failed=True QuotaExceeded and a Warning naming the Job within seconds; its delete still ends', async () => {
+    // A chart installed first, elsewhere: helmflow's worker is up, so the figure below is the refusal's alone.
+    const warm = await freshNamespace('warm');
+    apply(helmChart(warm, 'warm', { chartContent: chart.chartContent }));
+    await chartInstalled(warm, 'warm');
     const ns = await freshNamespace('quota');
     noJobsQuota(ns);
     const started = Date.now();
     apply(helmChart(ns, 'quota', { chartContent: chart.chartContent, failurePolicy: 'abort' }));
-    const failed = await chartFailed(ns, 'quota', 30_000);
+    const failed = await chartFailed(ns, 'quota', 30_000).catch(async (err: unknown) => {
+      // What the chart and its workflow said instead, so a failure here explains itself.
+      const seen = {
+        chart: (await readHelmChart(ns, 'quota'))?.status,
+        workflow: await chartWorkflowStatus(helmflow.settings, ns, 'quota'),
+      };
+      throw new Error(`${(err as Error).message}; seen: ${JSON.stringify(seen)}`);
+    });
     const seconds = (Date.now() - started) / 1000;
     const condition = failed.status?.conditions?.find((c) => c.type === 'Failed');
     expect(condition).toMatchObject({ status: 'True', reason: 'QuotaExceeded' });
