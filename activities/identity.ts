@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { buildDelete, buildInstall, uidLabelKey } from '../src/build/index.js';
+import { buildDelete, buildInstall, uidLabelKey, type InstallObjects } from '../src/build/index.js';
 import {
   chartContentConfigMapName,
   clusterRoleBindingName,
@@ -15,7 +15,15 @@ import type { ChartTarget } from './types.js';
 export async function ensureIdentity(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
-  const objects = buildDelete(chart, { ...deps.build, group: deps.group });
+  await applyIdentity(deps, target, buildDelete(chart, { ...deps.build, group: deps.group }));
+}
+
+/** Applies the identity built from a chart already read (and, for an install, validated). */
+export async function applyIdentity(
+  deps: ActivityDeps,
+  _target: ChartTarget,
+  objects: Pick<InstallObjects, 'serviceAccount' | 'clusterRoleBinding'>,
+): Promise<void> {
   await apply(deps, objects.serviceAccount);
   await apply(deps, objects.clusterRoleBinding);
 }
@@ -24,7 +32,15 @@ export async function ensureIdentity(deps: ActivityDeps, target: ChartTarget): P
 export async function ensureInstallInputs(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return;
-  const objects = buildInstall(input, { ...deps.build, group: deps.group });
+  await applyInstallInputs(deps, target, buildInstall(input, { ...deps.build, group: deps.group }));
+}
+
+/** Applies the install inputs built from a chart already read and validated. */
+export async function applyInstallInputs(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  objects: Pick<InstallObjects, 'valuesSecret' | 'chartContent'>,
+): Promise<void> {
   await apply(deps, objects.valuesSecret);
   const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === target.uid;
   if (objects.chartContent === undefined) {

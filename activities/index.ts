@@ -7,7 +7,9 @@ import { clientsFor, type ActivityDeps } from './deps.js';
 import { recordEvent, recordInstallFailure, recordUninstallFailure } from './events.js';
 import { ensureIdentity, ensureInstallInputs, removeInstallObjects } from './identity.js';
 import { JobWatcher } from './job-watcher.js';
+import { classifyingErrors } from './kube-errors.js';
 import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
+import { prepareInstall } from './prepare.js';
 import { releaseFinalizer, setStatus } from './status.js';
 import type { ChartActivities, ChartTarget, Inspection } from './types.js';
 
@@ -39,6 +41,7 @@ export function createActivities(config: ActivitiesConfig): {
   const jobs = new JobWatcher(config.kubeConfig, clients.batch, config.log);
   const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs };
   const activities: ChartActivities = {
+    prepareInstall: (target, attempt) => prepareInstall(deps, target, attempt),
     inspectChart: (target) => inspectChart(deps, target),
     ensureIdentity: (target) => ensureIdentity(deps, target),
     ensureInstallInputs: (target) => ensureInstallInputs(deps, target),
@@ -53,5 +56,14 @@ export function createActivities(config: ActivitiesConfig): {
     removeInstallObjects: (target) => removeInstallObjects(deps, target),
     releaseFinalizer: (target) => releaseFinalizer(deps, target),
   };
-  return { activities, close: () => jobs.stop() };
+  return { activities: classifyingAll(activities), close: () => jobs.stop() };
+}
+
+/** Every activity's errors classified once (activities/kube-errors.ts): permanent ones end the step at once. */
+function classifyingAll(activities: ChartActivities): ChartActivities {
+  const wrapped: Record<string, (...args: never[]) => Promise<unknown>> = {};
+  for (const [name, run] of Object.entries(activities) as [string, (...args: never[]) => Promise<unknown>][]) {
+    wrapped[name] = (...args) => classifyingErrors(name, () => run(...args));
+  }
+  return wrapped as unknown as ChartActivities;
 }

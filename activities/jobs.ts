@@ -76,7 +76,16 @@ export async function startInstallJob(
 ): Promise<StartedJob | undefined> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return undefined;
-  const { job } = buildInstall(input, { ...deps.build, group: deps.group });
+  return createInstallJob(deps, target, buildInstall(input, { ...deps.build, group: deps.group }).job, attempt);
+}
+
+/** Creates this attempt's install Job as built from a read already validated (replacing any older one). */
+export async function createInstallJob(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  job: V1Job,
+  attempt: number,
+): Promise<StartedJob> {
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: String(attempt) };
   return started(deps, await replaceJob(deps, job, target.uid));

@@ -18,6 +18,12 @@ export interface Refusal {
 export type Inspection =
   { state: 'present'; generation: number; deleting: boolean; refusal: Refusal | undefined } | { state: 'gone' };
 
+/** What prepareInstall did with its one read: the chart is gone, refused (no object created), or its Job started. */
+export type Preparation =
+  | { state: 'gone' }
+  | { state: 'refused'; generation: number; refusal: Refusal }
+  | { state: 'started'; generation: number; job: StartedJob };
+
 export interface StartedJob {
   jobName: string;
   jobUid: string;
@@ -53,6 +59,12 @@ export interface ChartEvent {
 
 /** The activities as the workflow calls them; activities/index.ts implements them against Kubernetes. */
 export interface ChartActivities {
+  /**
+   * One read of the chart (its HelmChartConfig and Secrets), validated; from it the identity, the values Secret,
+   * the chart ConfigMap and this attempt's Job. Replaces inspectChart, ensureIdentity, ensureInstallInputs and
+   * startInstallJob, which stay for runs recorded before the patch one-prepare-step.
+   */
+  prepareInstall(target: ChartTarget, attempt: number): Promise<Preparation>;
   /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
   inspectChart(target: ChartTarget): Promise<Inspection>;
   /** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>. */

@@ -8,32 +8,35 @@ import {
   condition,
   continueAsNew,
   isCancellation,
-  proxyActivities,
   setHandler,
-  upsertSearchAttributes,
   workflowInfo,
   allHandlersFinished,
-  type ActivityOptions,
 } from '@temporalio/workflow';
-import type { ChartActivities, ChartEvent, ChartTarget, StartedJob, StatusUpdate } from '../activities/types.js';
-import { deleteJobName, installJobName } from '../src/build/names.js';
+import { installJobName } from '../src/build/names.js';
+import { attempt } from './attempt.js';
 import { reinstallBackoffSeconds } from './backoff.js';
 import {
-  chartNameKey,
-  chartNamespaceKey,
   defaultTuning,
   deleteSignal,
   desiredStateSignal,
-  phaseKey,
   retrySignal,
   statusQuery,
   type ChartRef,
   type DesiredState,
-  type Phase,
   type Tuning,
 } from './contract.js';
-import { initialState, statusOf, supersedes, wantsInstall, type ChartState } from './state.js';
-import { eventSummary, statusSummary } from './summaries.js';
+import {
+  holdAfterFailure,
+  initialState,
+  isStaleDesired,
+  statusOf,
+  supersedes,
+  termAfter,
+  wantsInstall,
+  type ChartState,
+} from './state.js';
+import { act, chartSteps, waitingCall } from './steps.js';
+import { uninstall } from './uninstall.js';
 
 export interface ChartWorkflowInput {
   ref: ChartRef;
@@ -44,30 +47,20 @@ export interface ChartWorkflowInput {
 
 export type ChartWorkflowResult = 'deleted';
 
-/** Kubernetes calls are retried by Temporal (forever, with backoff): an apiserver outage only delays a chart. */
-const kubeCall: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-};
-const act = proxyActivities<ChartActivities>(kubeCall);
-
-type AttemptResult =
-  | { kind: 'succeeded'; digest: string }
-  | { kind: 'failed'; reason: string; jobName: string }
-  | { kind: 'refused'; reason: string }
-  | { kind: 'gone' };
-
 export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<ChartWorkflowResult> {
   const s: ChartState = input.state ?? initialState(input.ref, { ...defaultTuning, ...input.tuning });
   const { ref } = s;
-  const where = `${ref.namespace}/${ref.name}`;
 
   setHandler(desiredStateSignal, (desired) => {
+    if (isStaleDesired(s, desired)) return;
+    s.term = termAfter(s.term, desired.term);
     acceptDesired(s, desired);
   });
   setHandler(deleteSignal, (request) => {
     if (s.uid === undefined) s.uid = request.uid;
-    if (request.uid === s.uid) s.deleteRequested = true;
+    if (request.uid !== s.uid) return;
+    s.deleteRequested = true;
+    if (request.keepRelease === true) s.keepRelease = true;
   });
   setHandler(retrySignal, (request) => {
     if (request.token !== undefined && request.token === s.lastRetryToken) return;
@@ -76,21 +69,9 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   });
   setHandler(statusQuery, () => statusOf(s));
 
-  const setPhase = (phase: Phase) => {
-    s.phase = phase;
-    upsertSearchAttributes([
-      { key: chartNamespaceKey, value: ref.namespace },
-      { key: chartNameKey, value: ref.name },
-      { key: phaseKey, value: phase },
-    ]);
-  };
+  const c = chartSteps(s);
+  const { setPhase, setStatus, recordEvent, target } = c;
   setPhase(s.phase);
-
-  const target = (): ChartTarget => ({ ref, uid: s.uid ?? '' });
-  const setStatus = (t: ChartTarget, update: StatusUpdate) =>
-    act.setStatus.executeWithOptions({ ...kubeCall, summary: statusSummary(where, update) }, [t, update]);
-  const recordEvent = (t: ChartTarget, event: ChartEvent) =>
-    act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]);
 
   /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
   async function interruptible<T>(digest: string, work: () => Promise<T>): Promise<T | 'interrupted'> {
@@ -117,84 +98,6 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     }
   }
 
-  async function attempt(): Promise<AttemptResult> {
-    const t = target();
-    const inspection = await act.inspectChart.executeWithOptions(
-      { ...kubeCall, summary: `Validate HelmChart ${where} before any Job is created` },
-      [t],
-    );
-    if (inspection.state === 'gone') return { kind: 'gone' };
-    if (inspection.refusal !== undefined) {
-      const { reason, message } = inspection.refusal;
-      await setStatus(t, {
-        conditions: [{ type: 'Failed', status: 'True', reason, message }],
-        phase: 'Failed',
-        observedGeneration: inspection.generation,
-      });
-      await recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` });
-      return { kind: 'refused', reason };
-    }
-    await act.ensureIdentity.executeWithOptions(
-      { ...kubeCall, summary: `Ensure ServiceAccount helm-${ref.name} bound to its ClusterRole` },
-      [t],
-    );
-    await act.ensureInstallInputs.executeWithOptions(
-      { ...kubeCall, summary: `Ensure values Secret chart-values-${ref.name} (and chart ConfigMap)` },
-      [t],
-    );
-    const job = await act.startInstallJob.executeWithOptions(
-      { ...kubeCall, summary: `Create Job ${installJobName(ref.name)} in ${ref.namespace} (attempt ${s.attempt})` },
-      [t, s.attempt],
-    );
-    if (job === undefined) return { kind: 'gone' };
-    s.jobName = job.jobName;
-    await setStatus(t, {
-      jobName: job.jobName,
-      phase: 'Installing',
-      observedGeneration: inspection.generation,
-      conditions: [
-        {
-          type: 'JobCreated',
-          status: 'True',
-          reason: 'JobCreated',
-          message: `${job.jobName} runs attempt ${s.attempt}`,
-        },
-      ],
-    });
-    const outcome = await awaitJob(job, `Wait for ${job.jobName}: helm upgrade --install ${ref.name}`);
-    if (outcome.outcome === 'succeeded') {
-      await setStatus(t, {
-        jobName: job.jobName,
-        phase: 'Installed',
-        digest: job.digest,
-        observedGeneration: inspection.generation,
-        conditions: [
-          { type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${job.jobName} succeeded` },
-        ],
-      });
-      return { kind: 'succeeded', digest: job.digest };
-    }
-    const reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
-    await act.recordInstallFailure.executeWithOptions(
-      { ...kubeCall, summary: `Record HelmChartInstallFailed for ${job.jobName} (${reason})` },
-      [t, job.jobName, reason],
-    );
-    return { kind: 'failed', reason, jobName: job.jobName };
-  }
-
-  /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
-  function awaitJob(job: StartedJob, summary: string) {
-    return act.awaitJob.executeWithOptions(
-      {
-        ...kubeCall,
-        summary,
-        startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
-        heartbeatTimeout: '30 seconds',
-      },
-      [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds }],
-    );
-  }
-
   /** Install attempts for the current desired state until one settles it, the policy stops, or it is superseded. */
   async function install(): Promise<void> {
     for (;;) {
@@ -202,7 +105,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       if (desired === undefined) return;
       s.attempt += 1;
       setPhase('Installing');
-      const result = await interruptible(desired.digest, () => attempt());
+      const result = await interruptible(desired.digest, () => attempt(c, s));
       if (result === 'interrupted' || result.kind === 'gone') {
         // A chart gone under this uid waits for its next desired state (a delete, or a recreated chart's new uid)
         // instead of inspecting it again at once, forever.
@@ -228,19 +131,21 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         return;
       }
       s.failures += 1;
-      if (desired.failurePolicy === 'abort' || desired.failurePolicy === 'retry') {
+      const hold = holdAfterFailure(desired.failurePolicy);
+      if (hold !== 'backoff') {
         // The failed Job and its logs stay for inspection until the spec (abort) or anything (retry) changes.
-        const until = desired.failurePolicy === 'abort' ? 'generation' : 'digest';
-        s.halted = { digest: desired.digest, generation: desired.generation, until };
+        s.halted = { digest: desired.digest, generation: desired.generation, until: hold };
         setPhase('Failed');
         return;
       }
       const seconds = reinstallBackoffSeconds(s.failures, s.tuning);
       setPhase('Backoff');
-      await act.deleteJob.executeWithOptions(
-        { ...kubeCall, summary: `Delete failed Job ${result.jobName} (failurePolicy reinstall)` },
-        [ref, result.jobName],
-      );
+      if (result.jobName !== undefined) {
+        await act.deleteJob.executeWithOptions(
+          { ...waitingCall, summary: `Delete failed Job ${result.jobName} (failurePolicy reinstall)` },
+          [ref, result.jobName],
+        );
+      }
       const superseded = await condition(() => supersedes(s, desired.digest), `${seconds} seconds`, {
         summary: `Back off ${seconds}s before reinstalling ${ref.name} (failure ${s.failures})`,
       });
@@ -282,7 +187,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     setPhase('Paused');
     if (s.uid === undefined) return;
     await act.deleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled` },
+      { ...waitingCall, summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled` },
       [ref, installJobName(ref.name)],
     );
     const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
@@ -291,53 +196,6 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }],
     });
     await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message });
-  }
-
-  async function uninstall(): Promise<void> {
-    setPhase('Deleting');
-    const t = target();
-    await act.deleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Stop any install: delete Job ${installJobName(ref.name)}` },
-      [ref, installJobName(ref.name)],
-    );
-    const job = await act.startDeleteJob.executeWithOptions(
-      { ...kubeCall, summary: `Create Job ${deleteJobName(ref.name)}: helm uninstall ${ref.name}` },
-      [t],
-    );
-    if (job !== undefined) {
-      s.jobName = job.jobName;
-      await setStatus(t, {
-        jobName: job.jobName,
-        phase: 'Deleting',
-        conditions: [{ type: 'JobCreated', status: 'True', reason: 'UninstallJobCreated', message: job.jobName }],
-      });
-      let reason: string | undefined;
-      try {
-        const outcome = await CancellationScope.withTimeout(`${s.tuning.uninstallTimeoutSeconds} seconds`, () =>
-          awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
-        );
-        if (outcome.outcome !== 'succeeded') reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
-      } catch (err) {
-        if (!isCancellation(err) || CancellationScope.current().consideredCancelled) throw err;
-        reason = 'UninstallTimedOut';
-      }
-      if (reason !== undefined) {
-        // The seed: the finalizer is released anyway; the event names the release left behind.
-        await act.recordUninstallFailure.executeWithOptions(
-          { ...kubeCall, summary: `Record HelmChartUninstallFailed for release ${ref.name} (${reason})` },
-          [t, job.jobName, reason],
-        );
-      }
-    }
-    await act.removeInstallObjects.executeWithOptions(
-      { ...kubeCall, summary: `Delete ServiceAccount, ClusterRoleBinding, Secret and ConfigMap of ${ref.name}` },
-      [t],
-    );
-    await act.releaseFinalizer.executeWithOptions(
-      { ...kubeCall, summary: `Release the finalizer of HelmChart ${where}` },
-      [t],
-    );
-    setPhase('Deleted');
   }
 
   const continueWith = async (state: ChartState): Promise<never> => {
@@ -354,7 +212,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
           s.deleteRequested || s.retryRequest !== undefined || wantsInstall(s) || workflowInfo().continueAsNewSuggested,
       );
       if (s.deleteRequested) {
-        await uninstall();
+        await uninstall(c, s);
         // A chart recreated under this name during the delete starts over in a fresh run.
         if (s.successor !== undefined) {
           const next = { ...initialState(ref, s.tuning), uid: s.successor.uid, desired: s.successor };

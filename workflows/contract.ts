@@ -30,10 +30,17 @@ export interface DesiredState {
   digest: string;
   /** The effective failurePolicy (the HelmChartConfig's wins when set). */
   failurePolicy: FailurePolicy;
+  /**
+   * The sending controller's leadership term (its Lease's leaseTransitions when it took the lead): the workflow
+   * ignores a desired state sent under a lower term than one it already accepted. Absent without leader election.
+   */
+  term?: number;
 }
 
 export interface DeleteRequest {
   uid: string;
+  /** The chart is annotated unmanaged: release the finalizer without a helm uninstall, as k3s does. */
+  keepRelease?: boolean;
 }
 
 export interface RetryRequest {
@@ -76,6 +83,16 @@ export interface Tuning {
   backoffMaxSeconds: number;
   /** How long the uninstall Job may run before the finalizer is released anyway. */
   uninstallTimeoutSeconds: number;
+  /**
+   * How long each other uninstall step (stop the install Job, create the delete Job, clean up) may keep retrying
+   * before it is skipped and named in HelmChartUninstallFailed. Absent in runs started before it existed.
+   */
+  uninstallStepSeconds?: number;
 }
 
-export const defaultTuning: Tuning = { backoffBaseSeconds: 10, backoffMaxSeconds: 300, uninstallTimeoutSeconds: 600 };
+export const defaultTuning: Tuning = {
+  backoffBaseSeconds: 10,
+  backoffMaxSeconds: 300,
+  uninstallTimeoutSeconds: 600,
+  uninstallStepSeconds: 120,
+};

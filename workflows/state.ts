@@ -26,6 +26,10 @@ export interface ChartState {
   lastRetryToken?: string;
   /** A chart recreated under the same name while the old one was being deleted: handled after the delete. */
   successor: DesiredState | undefined;
+  /** The highest controller leadership term a desired state came with (absent: none carried one). */
+  term?: number;
+  /** The delete asked to leave the release installed (an unmanaged chart): no helm uninstall. */
+  keepRelease?: boolean;
 }
 
 export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
@@ -62,6 +66,36 @@ export function wantsInstall(s: ChartState): boolean {
 /** The running attempt must stop: the chart is being deleted, its desired state moved on, or a retry was asked. */
 export function supersedes(s: ChartState, digest: string): boolean {
   return s.deleteRequested || s.retryRequest !== undefined || (s.desired !== undefined && s.desired.digest !== digest);
+}
+
+/**
+ * Whether an incoming desired state is older than the one held, and must be ignored: a lower generation of the
+ * same chart, or (at the same generation, or for another uid) one sent under a lower leadership term — a stale
+ * leader resyncing what it saw before another replica took over. Pure: table-tested.
+ */
+export function isStaleDesired(held: Pick<ChartState, 'desired' | 'term'>, incoming: DesiredState): boolean {
+  const lowerTerm = incoming.term !== undefined && held.term !== undefined && incoming.term < held.term;
+  const current = held.desired;
+  if (current === undefined || incoming.uid !== current.uid) return lowerTerm;
+  if (incoming.generation !== current.generation) return incoming.generation < current.generation;
+  return lowerTerm;
+}
+
+/** The highest term seen so far, once `incoming` is accepted. */
+export function termAfter(held: number | undefined, incoming: number | undefined): number | undefined {
+  if (incoming === undefined) return held;
+  return held === undefined ? incoming : Math.max(held, incoming);
+}
+
+/**
+ * What a failed attempt leads to under the chart's failurePolicy: hold until the spec changes (abort), until
+ * anything in the desired state changes (retry), or back off and reinstall. The same for a failed Job and for a
+ * step the apiserver refused for good.
+ */
+export function holdAfterFailure(policy: DesiredState['failurePolicy']): 'generation' | 'digest' | 'backoff' {
+  if (policy === 'abort') return 'generation';
+  if (policy === 'retry') return 'digest';
+  return 'backoff';
 }
 
 export function statusOf(s: ChartState): ChartStatus {

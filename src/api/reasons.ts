@@ -30,3 +30,20 @@ export interface Refusal {
   reason: Reason;
   message: string;
 }
+
+/**
+ * Condition reasons for a Kubernetes call the apiserver refused for good (src/kube/api-errors.ts classifies): the
+ * Failed condition's reason when an install or uninstall step cannot succeed by retrying.
+ */
+export const ApiErrorReason = {
+  Invalid: 'Invalid',
+  Forbidden: 'Forbidden',
+  NamespaceTerminating: 'NamespaceTerminating',
+  NamespaceNotFound: 'NamespaceNotFound',
+  NotFound: 'NotFound',
+  QuotaExceeded: 'QuotaExceeded',
+  AdmissionDenied: 'AdmissionDenied',
+  TooLarge: 'TooLarge',
+  Rejected: 'Rejected',
+} as const;
+export type ApiErrorReason = (typeof ApiErrorReason)[keyof typeof ApiErrorReason];

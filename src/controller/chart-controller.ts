@@ -25,6 +25,11 @@ export interface ChartControllerConfig {
   build: BuildOptions;
   log: Logger;
   tuning?: Partial<Tuning>;
+  /**
+   * This process's leadership term (the Lease's leaseTransitions when it took the lead), sent with every desired
+   * state so a chart's workflow ignores what a stale leader still sends. Absent without leader election.
+   */
+  term?: number;
   /** Every chart is signalled again this often, so nothing missed can stay missed. */
   resyncMs?: number;
   /** Hooks for metrics. */
@@ -143,7 +148,7 @@ export class ChartController {
         return;
       case 'delete':
         if (this.sent.get(key) === `delete:${action.uid}`) return;
-        await this.signals.delete(ref, { uid: action.uid });
+        await this.signals.delete(ref, { uid: action.uid, ...(action.keepRelease ? { keepRelease: true } : {}) });
         this.sent.set(key, `delete:${action.uid}`);
         this.config.onSignal?.('delete');
         this.config.log.info({ chart: key, uid: action.uid }, 'signalled delete');
@@ -153,7 +158,9 @@ export class ChartController {
     }
   }
 
-  private async sendDesired(key: string, ref: ChartRef, state: DesiredState, retryToken: string | undefined) {
+  private async sendDesired(key: string, ref: ChartRef, decided: DesiredState, retryToken: string | undefined) {
+    const { term } = this.config;
+    const state = term === undefined ? decided : { ...decided, term };
     const fingerprint = JSON.stringify([state, retryToken]);
     if (this.sent.get(key) === fingerprint) return;
     await this.signals.desired(ref, state);

@@ -15,7 +15,8 @@ import type { DesiredState } from '../../workflows/contract.js';
 export type ChartAction =
   | { kind: 'ignore'; why: string }
   | { kind: 'addFinalizer' }
-  | { kind: 'delete'; uid: string }
+  /** keepRelease: the chart is unmanaged, so its release is left alone (no helm uninstall), as k3s does. */
+  | { kind: 'delete'; uid: string; keepRelease: boolean }
   | { kind: 'desired'; state: DesiredState; retryToken: string | undefined };
 
 export function isUnmanaged(chart: HelmChart): boolean {
@@ -31,7 +32,8 @@ export function decide(
 ): ChartAction {
   const hasFinalizer = chart.metadata.finalizers?.includes(UNINSTALL_FINALIZER) === true;
   if (chart.metadata.deletionTimestamp !== undefined) {
-    return hasFinalizer ? { kind: 'delete', uid: chart.metadata.uid } : { kind: 'ignore', why: 'deleting, not ours' };
+    if (!hasFinalizer) return { kind: 'ignore', why: 'deleting, not ours' };
+    return { kind: 'delete', uid: chart.metadata.uid, keepRelease: isUnmanaged(chart) };
   }
   if (isUnmanaged(chart)) return { kind: 'ignore', why: `annotated ${UNMANAGED_ANNOTATION}` };
   if (!hasFinalizer) return { kind: 'addFinalizer' };

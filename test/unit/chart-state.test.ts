@@ -1,6 +1,15 @@
 import type { ChartRef, DesiredState } from '../../workflows/contract.js';
 import { defaultTuning } from '../../workflows/contract.js';
-import { initialState, statusOf, supersedes, wantsInstall, type ChartState } from '../../workflows/state.js';
+import {
+  holdAfterFailure,
+  initialState,
+  isStaleDesired,
+  statusOf,
+  supersedes,
+  termAfter,
+  wantsInstall,
+  type ChartState,
+} from '../../workflows/state.js';
 
 const ref: ChartRef = { group: 'helm.k3sm.io', namespace: 'kube-system', name: 'podinfo' };
 const desired = (digest: string, generation = 1): DesiredState => ({
@@ -73,6 +82,54 @@ describe('supersedes', () => {
     expect(supersedes(state({ desired: desired('d1'), deleteRequested: true }), 'd1')).toBe(true);
     expect(supersedes(state({ desired: desired('d1'), retryRequest: { requestedBy: 'test' } }), 'd1')).toBe(true);
     expect(supersedes(state(), 'd1')).toBe(false);
+  });
+});
+
+describe('isStaleDesired', () => {
+  const incoming = (generation: number, term?: number, uid = 'uid-1'): DesiredState => ({
+    ...desired('dx', generation),
+    uid,
+    ...(term === undefined ? {} : { term }),
+  });
+  it.each<[string, Pick<ChartState, 'desired' | 'term'>, DesiredState, boolean]>([
+    ['nothing held yet', { desired: undefined, term: undefined }, incoming(1), false],
+    ['nothing held yet, a term lower than one seen', { desired: undefined, term: 5 }, incoming(1, 4), true],
+    ['a lower generation of the same chart', { desired: desired('d3', 3) }, incoming(2), true],
+    ['a lower generation, even under a higher term', { desired: desired('d3', 3), term: 1 }, incoming(2, 9), true],
+    ['the same generation (a config or Secret change)', { desired: desired('d3', 3) }, incoming(3), false],
+    ['a higher generation', { desired: desired('d3', 3) }, incoming(4), false],
+    ['the same generation under a lower term', { desired: desired('d3', 3), term: 5 }, incoming(3, 4), true],
+    ['the same generation under the same term', { desired: desired('d3', 3), term: 5 }, incoming(3, 5), false],
+    ['the same generation under a higher term', { desired: desired('d3', 3), term: 5 }, incoming(3, 6), false],
+    [
+      'a higher generation under a lower term (newer than held)',
+      { desired: desired('d3', 3), term: 5 },
+      incoming(4, 4),
+      false,
+    ],
+    ['no term on the incoming one (no leader election)', { desired: desired('d3', 3), term: 5 }, incoming(3), false],
+    ['another uid under the same term', { desired: desired('d3', 3), term: 5 }, incoming(1, 5, 'uid-2'), false],
+    ['another uid under a lower term', { desired: desired('d3', 3), term: 5 }, incoming(1, 4, 'uid-2'), true],
+  ])('%s → stale %s', (_what, held, input, expected) => {
+    expect(isStaleDesired(held, input)).toBe(expected);
+  });
+
+  it('keeps the highest term seen', () => {
+    expect(termAfter(undefined, undefined)).toBeUndefined();
+    expect(termAfter(undefined, 3)).toBe(3);
+    expect(termAfter(3, undefined)).toBe(3);
+    expect(termAfter(3, 2)).toBe(3);
+    expect(termAfter(3, 4)).toBe(4);
+  });
+});
+
+describe('holdAfterFailure', () => {
+  it.each([
+    ['abort', 'generation'],
+    ['retry', 'digest'],
+    ['reinstall', 'backoff'],
+  ] as const)('failurePolicy %s → %s', (policy, expected) => {
+    expect(holdAfterFailure(policy)).toBe(expected);
   });
 });
 

@@ -186,7 +186,7 @@ describe('continue-as-new when Temporal suggests it', () => {
       expect(attempts).toEqual(attempts.map((_, i) => i + 1));
       const status = await handle.query(statusQuery);
       expect(status.lastFailure).toEqual({ reason: 'BackoffLimitExceeded', digest: 'd1' });
-      expect(scheduledActivities(await historyOf(handle, second))).toContain('startInstallJob');
+      expect(scheduledActivities(await historyOf(handle, second))).toContain('prepareInstall');
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
     });

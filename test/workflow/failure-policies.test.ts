@@ -34,15 +34,15 @@ describe('failurePolicy reinstall (the default)', () => {
       expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`, `helm-install-${chart.name}`]);
       expect(cluster.events.filter((e) => e.reason === 'HelmChartInstallFailed')).toHaveLength(2);
       // Each failed Job is deleted before the backoff and the next attempt.
-      const order = cluster.calls.filter((c) => ['recordInstallFailure', 'deleteJob', 'startInstallJob'].includes(c));
+      const order = cluster.calls.filter((c) => ['recordInstallFailure', 'deleteJob', 'prepareInstall'].includes(c));
       expect(order).toEqual([
-        'startInstallJob',
+        'prepareInstall',
         'recordInstallFailure',
         'deleteJob',
-        'startInstallJob',
+        'prepareInstall',
         'recordInstallFailure',
         'deleteJob',
-        'startInstallJob',
+        'prepareInstall',
       ]);
       expect(timerSeconds(await historyOf(handle))).toEqual([1, 1]);
     });
@@ -98,14 +98,14 @@ describe('failurePolicy abort', () => {
       await handle.signal(desiredStateSignal, desired('d1-secret', { failurePolicy: 'abort' }));
       await waitForStatus(handle, 'the new digest seen', (s) => s.desiredDigest === 'd1-secret');
       const events = await historyOf(handle);
-      expect(scheduledActivities(events).filter((a) => a === 'startInstallJob')).toHaveLength(1);
+      expect(scheduledActivities(events).filter((a) => a === 'prepareInstall')).toHaveLength(1);
       expect(timerSeconds(events)).toEqual([]);
       expect(cluster.calls).not.toContain('deleteJob');
 
       await handle.signal(desiredStateSignal, desired('d2', { generation: 2, failurePolicy: 'abort' }));
       const after = await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       expect(after).toMatchObject({ attempt: 2, installedDigest: 'd2' });
-      // The failed Job was never deleted by the workflow: the next attempt's startInstallJob replaces it.
+      // The failed Job was never deleted by the workflow: the next attempt's prepareInstall replaces it.
       expect(cluster.calls).not.toContain('deleteJob');
     });
   });
@@ -142,7 +142,7 @@ describe('failurePolicy retry', () => {
       // The same desired state again (a controller resync) does not start an attempt.
       await handle.signal(desiredStateSignal, desired('d1', { failurePolicy: 'retry' }));
       const events = await historyOf(handle);
-      expect(scheduledActivities(events).filter((a) => a === 'startInstallJob')).toHaveLength(1);
+      expect(scheduledActivities(events).filter((a) => a === 'prepareInstall')).toHaveLength(1);
       expect(timerSeconds(events)).toEqual([]);
 
       // Any new digest, even of the same generation (a values Secret changed), runs it again.
@@ -163,7 +163,7 @@ describe('a refused chart', () => {
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), fast);
       const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
       expect(status.lastFailure).toEqual({ reason: 'InsecureRepo', digest: 'd1' });
-      expect(cluster.calls).not.toContain('startInstallJob');
+      expect(cluster.installStarts).toEqual([]);
       expect(cluster.statuses[0]?.conditions).toEqual([
         { type: 'Failed', status: 'True', reason: 'InsecureRepo', message: 'http:// is refused' },
       ]);

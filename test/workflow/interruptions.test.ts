@@ -30,7 +30,7 @@ describe('a spec change while an install runs', () => {
       expect(status).toMatchObject({ phase: 'Installed', attempt: 2, desiredDigest: 'd2' });
       // The activity of the superseded attempt saw its cancellation (it stops watching the old Job)...
       await until('the first wait cancelled', () => cluster.waits[0]?.ended === 'cancelled');
-      // ...and the next attempt replaced the Job: startInstallJob again, with attempt + 1. No failure was recorded.
+      // ...and the next attempt replaced the Job: prepareInstall again, with attempt + 1. No failure was recorded.
       expect(cluster.installStarts).toEqual([
         { uid: 'uid-1', attempt: 1 },
         { uid: 'uid-1', attempt: 2 },
@@ -136,7 +136,7 @@ describe('a chart recreated while the old one is deleted', () => {
         { uid: 'uid-2', attempt: 1 },
       ]);
       // The old chart's finalizer was released before anything was done for the new one.
-      expect(cluster.calls.indexOf('releaseFinalizer')).toBeLessThan(cluster.calls.lastIndexOf('startInstallJob'));
+      expect(cluster.calls.indexOf('releaseFinalizer')).toBeLessThan(cluster.calls.lastIndexOf('prepareInstall'));
       const next = await handle.describe();
       expect(next.runId).not.toBe(firstRun);
       expect(next.status.name).toBe('RUNNING');
@@ -153,16 +153,16 @@ describe('a chart gone under its uid (deleted with its finalizer removed by hand
     await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('gone'));
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
-      await until('the chart inspected', () => cluster.calls.includes('inspectChart'));
+      await until('the chart inspected', () => cluster.calls.includes('prepareInstall'));
       await untilIdle(handle);
-      expect(cluster.calls).toEqual(['inspectChart']);
+      expect(cluster.calls).toEqual(['prepareInstall']);
       expect((await handle.query(statusQuery)).phase).toBe('Pending');
 
       // It comes back (the controller sees it again): the next desired state installs it.
       cluster.chartPresent = true;
       await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
-      expect(cluster.calls.filter((c) => c === 'inspectChart')).toHaveLength(2);
+      expect(cluster.calls.filter((c) => c === 'prepareInstall')).toHaveLength(2);
     });
   });
 });

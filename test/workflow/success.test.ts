@@ -34,16 +34,8 @@ describe('a chart that installs', () => {
         jobName: `helm-install-${chart.name}`,
         lastFailure: undefined,
       });
-      // The install sequence of the design: validate, identity, inputs, Job, JobCreated, wait, success.
-      expect(cluster.calls).toEqual([
-        'inspectChart',
-        'ensureIdentity',
-        'ensureInstallInputs',
-        'startInstallJob',
-        'setStatus',
-        'awaitJob',
-        'setStatus',
-      ]);
+      // The install sequence: one validated read that creates identity, inputs and Job; JobCreated, wait, success.
+      expect(cluster.calls).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus']);
       expect(cluster.statuses[0]?.conditions).toEqual([
         expect.objectContaining({ type: 'JobCreated', status: 'True' }),
       ]);
@@ -104,23 +96,16 @@ describe('a chart that installs', () => {
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const events = await historyOf(handle);
-      expect(scheduledActivities(events)).toEqual([
-        'inspectChart',
-        'ensureIdentity',
-        'ensureInstallInputs',
-        'startInstallJob',
-        'setStatus',
-        'awaitJob',
-        'setStatus',
-      ]);
+      expect(scheduledActivities(events)).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus']);
       const wait = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitJob');
       const attrs = wait?.activityTaskScheduledEventAttributes;
       // The fake's Job has activeDeadlineSeconds 600: the wait may last that plus two minutes, no longer.
       expect(tsToMs(attrs?.startToCloseTimeout) / 1000).toBe(720);
-      expect(tsToMs(attrs?.heartbeatTimeout) / 1000).toBe(30);
+      expect(tsToMs(attrs?.heartbeatTimeout) / 1000).toBe(10);
       expect(summaries(events)).toEqual(
         expect.arrayContaining([
-          expect.stringContaining(`Create Job helm-install-${chart.name} in kube-system`),
+          expect.stringContaining(`Validate HelmChart kube-system/${chart.name}, then create its ServiceAccount`),
+          expect.stringContaining(`Job helm-install-${chart.name} (attempt 1)`),
           expect.stringContaining(`Wait for helm-install-${chart.name}: helm upgrade --install ${chart.name}`),
           expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Installing`),
           expect.stringContaining(`Status of HelmChart kube-system/${chart.name}: Installed`),

@@ -57,6 +57,13 @@ export class FakeCluster {
   /** Decides each install attempt's outcome (1-based count of install waits); default success. */
   installOutcome: (attempt: number) => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
   deleteOutcome: () => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
+  /**
+   * Makes an activity throw before it does anything (e.g. a permanentFailure, as a refusing apiserver would):
+   * consulted on every call, so a test can fail the first call only.
+   */
+  throwIn: Partial<Record<keyof ChartActivities, () => Error | undefined>> = {};
+  /** Called by prepareInstall before it returns: a test may hold it open (e.g. to stop its worker meanwhile). */
+  onPrepare: () => Promise<void> | void = () => undefined;
   /** Called by setStatus before it returns: a test may hold a status write open to act at that moment. */
   onStatus: (update: StatusUpdate) => Promise<void> | void = () => undefined;
   private installAttempts = 0;
@@ -86,7 +93,25 @@ export class FakeCluster {
         clearInterval(beat);
       }
     };
-    return {
+    const startJob = (target: ChartTarget, attempt: number): StartedJob => {
+      this.installStarts.push({ uid: target.uid, attempt });
+      const job = {
+        jobName: `helm-install-${target.ref.name}`,
+        jobUid: `install-${attempt}`,
+        digest: `digest-at-${attempt}`,
+        deadlineSeconds: 600,
+      };
+      this.jobs.push(job);
+      return job;
+    };
+    const activities: ChartActivities = {
+      prepareInstall: async (target, attempt) => {
+        log('prepareInstall');
+        await this.onPrepare();
+        if (!this.chartPresent) return { state: 'gone' };
+        if (this.refusal !== undefined) return { state: 'refused', generation: this.generation, refusal: this.refusal };
+        return { state: 'started', generation: this.generation, job: startJob(target, attempt) };
+      },
       inspectChart: async () => {
         log('inspectChart');
         return this.chartPresent
@@ -97,15 +122,7 @@ export class FakeCluster {
       ensureInstallInputs: async () => void log('ensureInstallInputs'),
       startInstallJob: async (target: ChartTarget, attempt: number) => {
         log('startInstallJob');
-        this.installStarts.push({ uid: target.uid, attempt });
-        const job = {
-          jobName: `helm-install-${target.ref.name}`,
-          jobUid: `install-${attempt}`,
-          digest: `digest-at-${attempt}`,
-          deadlineSeconds: 600,
-        };
-        this.jobs.push(job);
-        return job;
+        return startJob(target, attempt);
       },
       awaitJob: async (_ref, job) => {
         log('awaitJob');
@@ -149,5 +166,22 @@ export class FakeCluster {
         this.releasedUids.push(target.uid);
       },
     };
+    return this.throwing(activities);
+  }
+
+  /** Each activity first asks throwIn whether to fail (the call is still recorded in `calls`). */
+  private throwing(activities: ChartActivities): ChartActivities {
+    const wrapped: Record<string, (...args: never[]) => Promise<unknown>> = {};
+    for (const [name, run] of Object.entries(activities) as [string, (...args: never[]) => Promise<unknown>][]) {
+      wrapped[name] = async (...args) => {
+        const error = this.throwIn[name as keyof ChartActivities]?.();
+        if (error !== undefined) {
+          this.calls.push(name);
+          throw error;
+        }
+        return run(...args);
+      };
+    }
+    return wrapped as unknown as ChartActivities;
   }
 }

@@ -1,0 +1,134 @@
+/**
+ * One install attempt: the Job of this attempt from one validated read, its wait, and the report. A step the
+ * apiserver refuses for good ends the attempt as failed with that reason, reported at once.
+ */
+import { patched } from '@temporalio/workflow';
+import type { ChartTarget, Preparation } from '../activities/types.js';
+import { installJobName } from '../src/build/names.js';
+import { permanentFailureOf, type StepFailure } from './failures.js';
+import type { ChartState } from './state.js';
+import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
+
+export type AttemptResult =
+  | { kind: 'succeeded'; digest: string }
+  | { kind: 'failed'; reason: string; jobName: string | undefined }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'gone' };
+
+/**
+ * One install attempt. A step the apiserver refuses for good (a permanent failure) ends it as a failed attempt
+ * with that reason, reported at once, so the failurePolicy decides what follows, as for a failed Job.
+ */
+export async function attempt(c: ChartSteps, s: ChartState): Promise<AttemptResult> {
+  const t = c.target();
+  try {
+    return await attemptSteps(c, s, t);
+  } catch (err) {
+    const failure = permanentFailureOf(err);
+    if (failure === undefined) throw err;
+    await reportFailed(c, t, failure);
+    return { kind: 'failed', reason: failure.reason, jobName: undefined };
+  }
+}
+
+/** Failed=True with the reason, and a Warning Event quoting the message; a report that cannot be written is skipped. */
+async function reportFailed(
+  c: ChartSteps,
+  t: ChartTarget,
+  failure: StepFailure,
+  observedGeneration?: number,
+): Promise<void> {
+  const { reason, message } = failure;
+  await c.bestEffort(() =>
+    c.setStatus(t, {
+      conditions: [{ type: 'Failed', status: 'True', reason, message }],
+      phase: 'Failed',
+      ...(observedGeneration === undefined ? {} : { observedGeneration }),
+    }),
+  );
+  await c.bestEffort(() =>
+    c.recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` }),
+  );
+}
+
+/** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
+async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
+  const { ref, where } = c;
+  if (patched('one-prepare-step')) {
+    return act.prepareInstall.executeWithOptions(
+      {
+        ...waitingCall,
+        summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)} (attempt ${s.attempt})`,
+      },
+      [t, s.attempt],
+    );
+  }
+  const inspection = await act.inspectChart.executeWithOptions(
+    { ...kubeCall, summary: `Validate HelmChart ${where} before any Job is created` },
+    [t],
+  );
+  if (inspection.state === 'gone') return { state: 'gone' };
+  const { generation } = inspection;
+  if (inspection.refusal !== undefined) return { state: 'refused', generation, refusal: inspection.refusal };
+  await act.ensureIdentity.executeWithOptions(
+    { ...kubeCall, summary: `Ensure ServiceAccount helm-${ref.name} bound to its ClusterRole` },
+    [t],
+  );
+  await act.ensureInstallInputs.executeWithOptions(
+    { ...kubeCall, summary: `Ensure values Secret chart-values-${ref.name} (and chart ConfigMap)` },
+    [t],
+  );
+  const job = await act.startInstallJob.executeWithOptions(
+    {
+      ...waitingCall,
+      summary: `Create Job ${installJobName(ref.name)} in ${ref.namespace} (attempt ${s.attempt})`,
+    },
+    [t, s.attempt],
+  );
+  return job === undefined ? { state: 'gone' } : { state: 'started', generation, job };
+}
+
+async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<AttemptResult> {
+  const { ref, setStatus } = c;
+  const prepared = await prepare(c, s, t);
+  if (prepared.state === 'gone') return { kind: 'gone' };
+  const { generation } = prepared;
+  if (prepared.state === 'refused') {
+    await reportFailed(c, t, prepared.refusal, generation);
+    return { kind: 'refused', reason: prepared.refusal.reason };
+  }
+  const { job } = prepared;
+  s.jobName = job.jobName;
+  await setStatus(t, {
+    jobName: job.jobName,
+    phase: 'Installing',
+    observedGeneration: generation,
+    conditions: [
+      {
+        type: 'JobCreated',
+        status: 'True',
+        reason: 'JobCreated',
+        message: `${job.jobName} runs attempt ${s.attempt}`,
+      },
+    ],
+  });
+  const outcome = await c.awaitJob(job, `Wait for ${job.jobName}: helm upgrade --install ${ref.name}`);
+  if (outcome.outcome === 'succeeded') {
+    await setStatus(t, {
+      jobName: job.jobName,
+      phase: 'Installed',
+      digest: job.digest,
+      observedGeneration: generation,
+      conditions: [
+        { type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${job.jobName} succeeded` },
+      ],
+    });
+    return { kind: 'succeeded', digest: job.digest };
+  }
+  const reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
+  await act.recordInstallFailure.executeWithOptions(
+    { ...kubeCall, summary: `Record HelmChartInstallFailed for ${job.jobName} (${reason})` },
+    [t, job.jobName, reason],
+  );
+  return { kind: 'failed', reason, jobName: job.jobName };
+}
