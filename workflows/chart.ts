@@ -33,6 +33,7 @@ import {
   type Tuning,
 } from './contract.js';
 import { initialState, statusOf, supersedes, wantsInstall, type ChartState } from './state.js';
+import { awaitInstallJob } from './install-wait.js';
 import { eventSummary, statusSummary } from './summaries.js';
 
 export interface ChartWorkflowInput {
@@ -161,7 +162,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         },
       ],
     });
-    const outcome = await awaitJob(job, `Wait for ${job.jobName}: helm upgrade --install ${ref.name}`);
+    const outcome = await awaitInstallJob(job, ref.name, (summary, reported) => awaitJob(job, summary, reported));
     if (outcome.outcome === 'succeeded') {
       await setStatus(t, {
         jobName: job.jobName,
@@ -183,7 +184,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   }
 
   /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
-  function awaitJob(job: StartedJob, summary: string) {
+  function awaitJob(job: StartedJob, summary: string, failedPodsReported?: number) {
     return act.awaitJob.executeWithOptions(
       {
         ...kubeCall,
@@ -191,7 +192,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
         heartbeatTimeout: '30 seconds',
       },
-      [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds }],
+      [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds, failedPodsReported }],
     );
   }
 
