@@ -1,70 +1,107 @@
-import { randomBytes } from 'node:crypto';
-import { apiVersionOf, HELM_CHART_KIND } from '../src/api/index.js';
+import { createHash, randomBytes } from 'node:crypto';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { apiVersionOf, HELM_CHART_KIND, type HelmChart } from '../src/api/index.js';
+import { nextEventWrite, occurrenceMark, type Occurrence } from '../src/build/event-series.js';
+import { isConflict, isNotFound } from '../src/kube/client.js';
 import { readChart } from './charts.js';
+import { jobLogTail } from './failed-pods.js';
 import type { ActivityDeps } from './deps.js';
 import { setStatus } from './status.js';
 import type { ChartEvent, ChartTarget } from './types.js';
 
 const component = 'helmflow';
-const tailLineCount = 20;
 const maxMessageBytes = 4096;
+
+function eventBody(chart: HelmChart, target: ChartTarget, event: ChartEvent, name: string, now: Date): CoreV1Event {
+  const { namespace } = target.ref;
+  return {
+    metadata: { name, namespace },
+    involvedObject: {
+      apiVersion: apiVersionOf(target.ref.group),
+      kind: HELM_CHART_KIND,
+      name: target.ref.name,
+      namespace,
+      uid: target.uid,
+      resourceVersion: chart.metadata.resourceVersion,
+    },
+    type: event.type,
+    reason: event.reason,
+    message: truncate(event.message),
+    source: { component },
+    reportingComponent: component,
+    reportingInstance: component,
+    firstTimestamp: now,
+    lastTimestamp: now,
+    count: 1,
+  };
+}
 
 /** An Event on the HelmChart, as `kubectl describe helmchart` shows it. */
 export async function recordEvent(deps: ActivityDeps, target: ChartTarget, event: ChartEvent): Promise<void> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
-  const now = new Date();
-  const { namespace, name } = target.ref;
+  const name = `${target.ref.name}.${randomBytes(8).toString('hex')}`;
   await deps.core.createNamespacedEvent({
-    namespace,
-    body: {
-      metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
-      involvedObject: {
-        apiVersion: apiVersionOf(target.ref.group),
-        kind: HELM_CHART_KIND,
-        name,
-        namespace,
-        uid: target.uid,
-        resourceVersion: chart.metadata.resourceVersion,
-      },
-      type: event.type,
-      reason: event.reason,
-      message: truncate(event.message),
-      source: { component },
-      reportingComponent: component,
-      reportingInstance: component,
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-    },
+    namespace: target.ref.namespace,
+    body: eventBody(chart, target, event, name, new Date()),
   });
+}
+
+/**
+ * The one Event of this chart and reason, counting `occurrence` once (see event-series.ts). Its name is derived
+ * from the chart's uid and the reason, so every writer finds the same object; a concurrent write is read again.
+ */
+export async function recordRepeatedEvent(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  event: ChartEvent,
+  occurrence: Occurrence,
+): Promise<void> {
+  const { namespace } = target.ref;
+  const hash = createHash('sha256').update(`${target.uid}/${event.reason}`).digest('hex').slice(0, 16);
+  const name = `${target.ref.name}.${hash}`;
+  const markKey = `helmcharts.${target.ref.group}/occurrence`;
+  for (let tries = 0; tries < 5; tries++) {
+    const chart = await readChart(deps, target);
+    if (chart === undefined) return;
+    const existing = await readEvent(deps, namespace, name);
+    const write = nextEventWrite(
+      existing && { count: existing.count, mark: existing.metadata.annotations?.[markKey] },
+      occurrence,
+    );
+    if (write.kind === 'none') return;
+    const now = new Date();
+    const body = eventBody(chart, target, event, name, now);
+    body.metadata.annotations = { [markKey]: occurrenceMark(occurrence) };
+    body.count = write.count;
+    try {
+      if (existing === undefined) {
+        await deps.core.createNamespacedEvent({ namespace, body });
+      } else {
+        body.metadata.resourceVersion = existing.metadata.resourceVersion;
+        body.firstTimestamp = existing.firstTimestamp ?? now;
+        await deps.core.replaceNamespacedEvent({ name, namespace, body });
+      }
+      return;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`Event ${namespace}/${name} kept changing; will retry`);
+}
+
+async function readEvent(deps: ActivityDeps, namespace: string, name: string): Promise<CoreV1Event | undefined> {
+  try {
+    return await deps.core.readNamespacedEvent({ name, namespace });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
 }
 
 function truncate(text: string): string {
   if (Buffer.byteLength(text) <= maxMessageBytes) return text;
   return '…' + Buffer.from(text).subarray(-maxMessageBytes).toString('utf8');
-}
-
-/**
- * The last lines the Job's newest pod printed. Read here and written straight to the Event, so helm's output
- * never passes through Temporal.
- */
-async function logTail(deps: ActivityDeps, namespace: string, jobName: string): Promise<string> {
-  try {
-    const pods = await deps.core.listNamespacedPod({ namespace, labelSelector: `job-name=${jobName}` });
-    const newest = [...pods.items].sort(
-      (a, b) => (b.metadata?.creationTimestamp?.getTime() ?? 0) - (a.metadata?.creationTimestamp?.getTime() ?? 0),
-    )[0];
-    if (newest?.metadata?.name === undefined) return '(no pod left to read a log from)';
-    const log = await deps.core.readNamespacedPodLog({
-      name: newest.metadata.name,
-      namespace,
-      tailLines: tailLineCount,
-    });
-    return log.trim() === '' ? '(the pod printed nothing)' : log.trimEnd();
-  } catch (err) {
-    return `(log unavailable: ${(err as Error).message})`;
-  }
 }
 
 export async function recordInstallFailure(
@@ -80,7 +117,7 @@ export async function recordInstallFailure(
     phase: 'Failed',
     conditions: [{ type: 'Failed', status: 'True', reason, message: `${jobName} failed (${reason}); see ${where}` }],
   });
-  const tail = await logTail(deps, namespace, jobName);
+  const tail = await jobLogTail(deps, namespace, jobName);
   await recordEvent(deps, target, {
     type: 'Warning',
     reason: 'HelmChartInstallFailed',
@@ -97,7 +134,7 @@ export async function recordUninstallFailure(
   const chart = await readChart(deps, target);
   const release = target.ref.name;
   const releaseNamespace = chart?.spec.targetNamespace || target.ref.namespace;
-  const tail = await logTail(deps, target.ref.namespace, jobName);
+  const tail = await jobLogTail(deps, target.ref.namespace, jobName);
   await recordEvent(deps, target, {
     type: 'Warning',
     reason: 'HelmChartUninstallFailed',

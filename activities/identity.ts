@@ -1,54 +1,89 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V1ClusterRoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
+import type { HelmChart } from '../src/api/index.js';
+import { chooseBindingName, fallbackClusterRoleBindingName } from '../src/build/binding-name.js';
 import { buildDelete, buildInstall, uidLabelKey, type InstallObjects } from '../src/build/index.js';
-import {
-  chartContentConfigMapName,
-  clusterRoleBindingName,
-  serviceAccountName,
-  valuesSecretName,
-} from '../src/build/names.js';
+import { chartContentConfigMapName, serviceAccountName, valuesSecretName } from '../src/build/names.js';
+import type { ChartIdentity } from '../src/build/ownership.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
-import { apply, deleteIfOwned } from './objects.js';
+import { claim, claimOrFail, deleteIfOwned, holderOf } from './objects.js';
 import type { ChartTarget } from './types.js';
 
-/** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>: the Job's identity. */
+const identityOf = (deps: ActivityDeps, chart: HelmChart): ChartIdentity => ({
+  group: deps.group,
+  namespace: chart.metadata.namespace,
+  name: chart.metadata.name,
+  uid: chart.metadata.uid,
+});
+
+const uidSelector = (deps: ActivityDeps, uid: string) => `${uidLabelKey(deps.group)}=${uid}`;
+
+/** The ClusterRoleBindings that carry this chart's uid label, whatever their names. */
+async function labelledBindings(deps: ActivityDeps, uid: string): Promise<V1ClusterRoleBinding[]> {
+  const list = await deps.rbac.listClusterRoleBinding({ labelSelector: uidSelector(deps, uid) });
+  return list.items;
+}
+
+/**
+ * The binding under the name chooseBindingName picks. A create that loses the seed's name to a colliding chart in
+ * the same instant falls back to the chart's own name; a fallback name held by someone else is ObjectNotOwned.
+ */
+async function ensureBinding(deps: ActivityDeps, binding: V1ClusterRoleBinding, chart: ChartIdentity): Promise<void> {
+  const labelled = (await labelledBindings(deps, chart.uid)).map((b) => b.metadata?.name ?? '');
+  const seedName = binding.metadata?.name ?? '';
+  const seed = labelled.includes(seedName) ? 'mine' : await holderOf(deps, binding, chart);
+  const name = chooseBindingName({ namespace: chart.namespace, chartName: chart.name, labelled, seed });
+  const named = (n: string): KubernetesObject => {
+    const copy = structuredClone(binding);
+    (copy.metadata ??= {}).name = n;
+    return copy;
+  };
+  if (name === seedName && (await claim(deps, named(name), chart)).claimed) return;
+  await claimOrFail(deps, named(fallbackClusterRoleBindingName(chart.namespace, chart.name)), chart);
+}
+
+/**
+ * ServiceAccount helm-<name> and its ClusterRoleBinding: the identity the install and delete Jobs run as. Neither
+ * is ever taken from another owner: a user's ServiceAccount of that name is ObjectNotOwned, not bound to the role.
+ */
+export async function ensureJobIdentity(
+  deps: ActivityDeps,
+  chart: HelmChart,
+  objects: { serviceAccount: V1ServiceAccount; clusterRoleBinding: V1ClusterRoleBinding },
+): Promise<void> {
+  const identity = identityOf(deps, chart);
+  await claimOrFail(deps, objects.serviceAccount, identity);
+  await ensureBinding(deps, objects.clusterRoleBinding, identity);
+}
+
 export async function ensureIdentity(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
-  await applyIdentity(deps, target, buildDelete(chart, { ...deps.build, group: deps.group }));
-}
-
-/** Applies the identity built from a chart already read (and, for an install, validated). */
-export async function applyIdentity(
-  deps: ActivityDeps,
-  _target: ChartTarget,
-  objects: Pick<InstallObjects, 'serviceAccount' | 'clusterRoleBinding'>,
-): Promise<void> {
-  await apply(deps, objects.serviceAccount);
-  await apply(deps, objects.clusterRoleBinding);
+  await ensureJobIdentity(deps, chart, buildDelete(chart, { ...deps.build, group: deps.group }));
 }
 
 /** The values Secret and, for a chartContent install, the archive's ConfigMap (removed when no longer used). */
 export async function ensureInstallInputs(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return;
-  await applyInstallInputs(deps, target, buildInstall(input, { ...deps.build, group: deps.group }));
+  await applyInstallInputs(deps, input.chart, buildInstall(input, { ...deps.build, group: deps.group }));
 }
 
-/** Applies the install inputs built from a chart already read and validated. */
+/** The install inputs built from a chart already read and validated (prepare.ts), never taken from another owner. */
 export async function applyInstallInputs(
   deps: ActivityDeps,
-  target: ChartTarget,
+  chart: HelmChart,
   objects: Pick<InstallObjects, 'valuesSecret' | 'chartContent'>,
 ): Promise<void> {
-  await apply(deps, objects.valuesSecret);
-  const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === target.uid;
+  const identity = identityOf(deps, chart);
+  await claimOrFail(deps, objects.valuesSecret, identity);
+  const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === chart.metadata.uid;
   if (objects.chartContent === undefined) {
-    const name = chartContentConfigMapName(target.ref.name);
-    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: target.ref.namespace } };
+    const name = chartContentConfigMapName(chart.metadata.name);
+    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: chart.metadata.namespace } };
     await deleteIfOwned(deps, stale, owned);
   } else {
-    await apply(deps, objects.chartContent);
+    await claimOrFail(deps, objects.chartContent, identity);
   }
 }
 
@@ -58,13 +93,14 @@ export async function removeInstallObjects(deps: ActivityDeps, target: ChartTarg
   const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === target.uid;
   const objects: KubernetesObject[] = [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccountName(name), namespace } },
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: clusterRoleBindingName(namespace, name) },
-    },
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecretName(name), namespace } },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: chartContentConfigMapName(name), namespace } },
+    // The binding may carry the seed's name or the fallback: found by this chart's uid label, not by name.
+    ...(await labelledBindings(deps, target.uid)).map((binding) => ({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: binding.metadata?.name ?? '' },
+    })),
   ];
   for (const object of objects) await deleteIfOwned(deps, object, owned);
 }

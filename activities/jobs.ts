@@ -6,8 +6,9 @@ import { isConflict, isNotFound } from '../src/kube/client.js';
 import type { ChartRef } from '../workflows/contract.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
-import { apply } from './objects.js';
-import type { ChartTarget, JobOutcome, StartedJob } from './types.js';
+import { reportFailedPods, reportInstalled } from './install-attempts.js';
+import { ensureJobIdentity } from './identity.js';
+import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 
 const attemptAnnotationKey = (deps: ActivityDeps) => `helmcharts.${deps.group}/attempt`;
 
@@ -96,8 +97,7 @@ export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): P
   if (chart === undefined) return undefined;
   const { job, serviceAccount, clusterRoleBinding } = buildDelete(chart, { ...deps.build, group: deps.group });
   // A chart refused before any install never got its identity: the uninstall Job needs it all the same.
-  await apply(deps, serviceAccount);
-  await apply(deps, clusterRoleBinding);
+  await ensureJobIdentity(deps, chart, { serviceAccount, clusterRoleBinding });
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: 'delete' };
   return started(deps, await replaceJob(deps, job, target.uid));
@@ -118,15 +118,19 @@ function outcomeOf(job: V1Job): JobOutcome | undefined {
 
 const pollMs = 1_000;
 
+/** The chart a Job belongs to, from its uid label (the wait is given only the chart's ref). */
+const targetOf = (deps: ActivityDeps, ref: ChartRef, job: V1Job): ChartTarget => ({
+  ref,
+  uid: job.metadata?.labels?.[uidLabelKey(deps.group)] ?? '',
+});
+
 /**
  * Waits for the Job to finish, reading the shared watch's cache each second and heartbeating, so a cancelled
- * attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait.
+ * attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait. For an
+ * install Job (failedPodsReported set), a pod that fails while the Job retries is reported on the chart at once
+ * and ends the wait, so the workflow can say it too; a retried report counts nothing twice (event-series.ts).
  */
-export async function awaitJob(
-  deps: ActivityDeps,
-  ref: ChartRef,
-  job: { jobName: string; jobUid: string; deadlineSeconds: number },
-): Promise<JobOutcome> {
+export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJob): Promise<JobOutcome> {
   const context = Context.current();
   await deps.jobs.start();
   let reads = 0;
@@ -139,7 +143,17 @@ export async function awaitJob(
       if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
     } else {
       const outcome = outcomeOf(current);
+      const reporting = job.failedPodsReported !== undefined;
+      if (outcome?.outcome === 'succeeded' && reporting)
+        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName);
       if (outcome !== undefined) return outcome;
+      const failedPods = current.status?.failed ?? 0;
+      if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
+        const backoffLimit = current.spec?.backoffLimit;
+        const target = targetOf(deps, ref, current);
+        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit }, failedPods);
+        return { outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) };
+      }
     }
     context.heartbeat({ jobName: job.jobName });
     await context.sleep(pollMs);

@@ -1,10 +1,81 @@
 import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { isNotFound } from '../src/kube/client.js';
+import { Reason } from '../src/api/reasons.js';
+import { notOwnedMessage, ownershipOf, type ChartIdentity, type Ownership } from '../src/build/ownership.js';
+import { isConflict, isNotFound } from '../src/kube/client.js';
 import { FIELD_MANAGER, type ActivityDeps } from './deps.js';
+import { permanentFailure } from './failures.js';
 
 /** Server-side apply: creates or converges the object in one idempotent call. */
 export async function apply(deps: ActivityDeps, object: KubernetesObject): Promise<void> {
   await deps.objects.patch(object, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+}
+
+/** The object as the apiserver has it now; undefined when absent. */
+export async function readObject(deps: ActivityDeps, object: KubernetesObject): Promise<KubernetesObject | undefined> {
+  try {
+    return await deps.objects.read({
+      apiVersion: object.apiVersion ?? '',
+      kind: object.kind ?? '',
+      metadata: { name: object.metadata?.name ?? '', namespace: object.metadata?.namespace },
+    });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export type Claim = { claimed: true } | { claimed: false; found: KubernetesObject };
+
+/**
+ * Creates `desired` when absent, or converges it when it is this chart's (or its predecessor's, see ownershipOf);
+ * an object of that name that is someone else's is left exactly as it is. Race-safe: a create that loses a race
+ * reads again, and the apply carries the resourceVersion whose labels were checked, so it lands on nothing else.
+ */
+export async function claim(deps: ActivityDeps, desired: KubernetesObject, chart: ChartIdentity): Promise<Claim> {
+  for (let tries = 0; tries < 5; tries++) {
+    const found = await readObject(deps, desired);
+    if (found === undefined) {
+      try {
+        await deps.objects.create(desired, undefined, undefined, FIELD_MANAGER);
+        return { claimed: true };
+      } catch (err) {
+        if (isConflict(err)) continue;
+        throw err;
+      }
+    }
+    if (ownershipOf(found.metadata?.labels, chart) === 'foreign') return { claimed: false, found };
+    const guarded = structuredClone(desired);
+    (guarded.metadata ??= {}).resourceVersion = found.metadata?.resourceVersion;
+    try {
+      await apply(deps, guarded);
+      return { claimed: true };
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  throw new Error(`${desired.kind} ${desired.metadata?.name} kept changing under helmflow; will retry`);
+}
+
+/** claim, or the permanent failure ObjectNotOwned naming the object and how to resolve it. */
+export async function claimOrFail(deps: ActivityDeps, desired: KubernetesObject, chart: ChartIdentity): Promise<void> {
+  const result = await claim(deps, desired, chart);
+  if (result.claimed) return;
+  const object = {
+    kind: desired.kind ?? 'object',
+    namespace: desired.metadata?.namespace,
+    name: desired.metadata?.name ?? '',
+  };
+  throw permanentFailure(Reason.ObjectNotOwned, notOwnedMessage(object, result.found.metadata?.labels, chart));
+}
+
+/** Who holds an object of that name now. */
+export async function holderOf(
+  deps: ActivityDeps,
+  object: KubernetesObject,
+  chart: ChartIdentity,
+): Promise<Ownership | 'absent'> {
+  const found = await readObject(deps, object);
+  return found === undefined ? 'absent' : ownershipOf(found.metadata?.labels, chart);
 }
 
 /**
@@ -17,12 +88,8 @@ export async function deleteIfOwned(
   owned: (found: KubernetesObject) => boolean,
 ): Promise<void> {
   try {
-    const found = await deps.objects.read({
-      apiVersion: object.apiVersion ?? '',
-      kind: object.kind ?? '',
-      metadata: { name: object.metadata?.name ?? '', namespace: object.metadata?.namespace },
-    });
-    if (!owned(found)) return;
+    const found = await readObject(deps, object);
+    if (found === undefined || !owned(found)) return;
     await deps.objects.delete(found, undefined, undefined, undefined, undefined, 'Background', {
       preconditions: { uid: found.metadata?.uid },
     });

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { planInstall } from '../src/build/index.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
-import { applyIdentity, applyInstallInputs } from './identity.js';
+import { applyInstallInputs, ensureJobIdentity } from './identity.js';
 import { createInstallJob } from './jobs.js';
 import type { ChartTarget, Preparation } from './types.js';
 
@@ -19,9 +19,9 @@ export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, at
   const plan = planInstall(input, { ...deps.build, group: deps.group });
   if (!plan.ok) return { state: 'refused', generation, refusal: plan.refusal };
   heartbeat('identity');
-  await applyIdentity(deps, target, plan.objects);
+  await ensureJobIdentity(deps, input.chart, plan.objects);
   heartbeat('install inputs');
-  await applyInstallInputs(deps, target, plan.objects);
+  await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
   const job = await createInstallJob(deps, target, plan.objects.job, attempt);
   return { state: 'started', generation, job };

@@ -33,7 +33,24 @@ export interface StartedJob {
   deadlineSeconds: number;
 }
 
-export type JobOutcome = { outcome: 'succeeded' } | { outcome: 'failed'; reason: string } | { outcome: 'gone' };
+export type JobOutcome =
+  | { outcome: 'succeeded' }
+  | { outcome: 'failed'; reason: string }
+  | { outcome: 'gone' }
+  /** A pod failed and the Job retries: already on the chart (condition and Event); counts only, never logs. */
+  | { outcome: 'podFailed'; failedPods: number; exitCode?: number };
+
+/** What awaitJob waits on. */
+export interface AwaitedJob {
+  jobName: string;
+  jobUid: string;
+  deadlineSeconds: number;
+  /**
+   * Set for an install Job: the failed pods already reported. The wait then reports each new failed pod on the
+   * chart and returns `podFailed`; without it (a workflow from before this), it waits for the end only.
+   */
+  failedPodsReported?: number;
+}
 
 export interface ConditionUpdate {
   type: string;
@@ -73,8 +90,8 @@ export interface ChartActivities {
   ensureInstallInputs(target: ChartTarget): Promise<void>;
   /** Replaces any older helm-install-<name> (waiting until it is gone) and creates this attempt's; undefined if the chart is gone. */
   startInstallJob(target: ChartTarget, attempt: number): Promise<StartedJob | undefined>;
-  /** Waits for the Job to finish, heartbeating; bounded by the Job's own deadline. */
-  awaitJob(ref: ChartRef, job: { jobName: string; jobUid: string; deadlineSeconds: number }): Promise<JobOutcome>;
+  /** Waits for the Job to finish (or, for an install, a pod to fail), heartbeating; bounded by the Job's deadline. */
+  awaitJob(ref: ChartRef, job: AwaitedJob): Promise<JobOutcome>;
   /** Deletes a Job and its pods, waiting until they are gone. */
   deleteJob(ref: ChartRef, jobName: string): Promise<void>;
   setStatus(target: ChartTarget, update: StatusUpdate): Promise<void>;

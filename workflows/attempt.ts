@@ -7,6 +7,7 @@ import type { ChartTarget, Preparation } from '../activities/types.js';
 import { installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
+import { awaitInstallJob } from './install-wait.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 
 export type AttemptResult =
@@ -112,7 +113,7 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
       },
     ],
   });
-  const outcome = await c.awaitJob(job, `Wait for ${job.jobName}: helm upgrade --install ${ref.name}`);
+  const outcome = await awaitInstallJob(job, ref.name, (summary, reported) => c.awaitJob(job, summary, reported));
   if (outcome.outcome === 'succeeded') {
     await setStatus(t, {
       jobName: job.jobName,

@@ -35,7 +35,8 @@ export interface ChartSteps {
   setPhase: (phase: Phase) => void;
   setStatus: (t: ChartTarget, update: StatusUpdate) => Promise<void>;
   recordEvent: (t: ChartTarget, event: ChartEvent) => Promise<void>;
-  awaitJob: (job: StartedJob, summary: string) => ReturnType<ChartActivities['awaitJob']>;
+  /** `failedPodsReported` defined: the wait also returns at each new failed pod (see install-wait.ts). */
+  awaitJob: (job: StartedJob, summary: string, failedPodsReported?: number) => ReturnType<ChartActivities['awaitJob']>;
   bestEffort: (report: () => Promise<void>) => Promise<void>;
 }
 
@@ -59,7 +60,7 @@ export function chartSteps(s: ChartState): ChartSteps {
     recordEvent: (t, event) =>
       act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]),
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
-    awaitJob: (job, summary) =>
+    awaitJob: (job, summary, failedPodsReported) =>
       act.awaitJob.executeWithOptions(
         {
           ...kubeCall,
@@ -67,7 +68,7 @@ export function chartSteps(s: ChartState): ChartSteps {
           startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
           heartbeatTimeout: '10 seconds',
         },
-        [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds }],
+        [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds, failedPodsReported }],
       ),
     /** Runs a report; one the apiserver refuses for good (e.g. in a namespace being deleted) is not worth a stall. */
     bestEffort: async (report) => {

@@ -22,6 +22,8 @@ export const Reason = {
   TooManyValuesSecrets: 'TooManyValuesSecrets',
   ValuesSecretNotFound: 'ValuesSecretNotFound',
   ValuesSecretKeyNotFound: 'ValuesSecretKeyNotFound',
+  /** An object of a derived name (ServiceAccount, Secret, ConfigMap, binding) belongs to someone else. */
+  ObjectNotOwned: 'ObjectNotOwned',
 } as const;
 export type Reason = (typeof Reason)[keyof typeof Reason];
 
@@ -47,3 +49,13 @@ export const ApiErrorReason = {
   Rejected: 'Rejected',
 } as const;
 export type ApiErrorReason = (typeof ApiErrorReason)[keyof typeof ApiErrorReason];
+
+/**
+ * The `Installed` condition, by Kubernetes conventions (k3s's `Failed` keeps its meaning: the Job failed): False with
+ * `InstallAttemptFailed` as soon as a pod of the install Job fails while the Job still retries, True once it succeeds.
+ */
+export const InstalledCondition = {
+  type: 'Installed',
+  attemptFailed: 'InstallAttemptFailed',
+  succeeded: 'InstallSucceeded',
+} as const;

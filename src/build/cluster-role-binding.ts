@@ -1,6 +1,6 @@
 import type { V1ClusterRoleBinding } from '@kubernetes/client-node';
 import type { ApiGroup, HelmChart } from '../api/index.js';
-import { chartLabels } from './labels.js';
+import { chartLabels, namespaceLabelKey } from './labels.js';
 import { clusterRoleBindingName, serviceAccountName } from './names.js';
 
 /**
@@ -15,7 +15,7 @@ export function clusterRoleBinding(chart: HelmChart, group: ApiGroup, clusterRol
     kind: 'ClusterRoleBinding',
     metadata: {
       name: clusterRoleBindingName(namespace, name),
-      labels: { ...chartLabels(chart, group), [`helmcharts.${group}/namespace`]: namespace },
+      labels: { ...chartLabels(chart, group), [namespaceLabelKey(group)]: namespace },
     },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRole },
     subjects: [{ kind: 'ServiceAccount', name: serviceAccountName(name), namespace }],

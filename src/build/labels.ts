@@ -15,6 +15,11 @@ export function uidLabelKey(group: ApiGroup): string {
   return `helmcharts.${group}/uid`;
 }
 
+/** The chart's namespace, on cluster-scoped objects (the ClusterRoleBinding) that cannot say it otherwise. */
+export function namespaceLabelKey(group: ApiGroup): string {
+  return `helmcharts.${group}/namespace`;
+}
+
 /** install or delete, so one selector finds either Job. */
 export function actionLabelKey(group: ApiGroup): string {
   return `helmcharts.${group}/action`;

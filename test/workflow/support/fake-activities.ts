@@ -31,6 +31,8 @@ export interface AwaitRecord {
   activityAttempt: number;
   /** How the wait ended: with an outcome, or cancelled by Temporal (a superseded attempt, a timeout, a shutdown). */
   ended: 'outcome' | 'cancelled' | undefined;
+  /** The failed pods the workflow said were already reported (undefined: a wait for the end only). */
+  failedPodsReported?: number;
 }
 
 /**
@@ -75,9 +77,18 @@ export class FakeCluster {
 
   activities(): ChartActivities {
     const log = (name: string) => this.calls.push(name);
-    const wait = async (jobUid: string, outcome: () => Promise<JobOutcome> | JobOutcome): Promise<JobOutcome> => {
+    const wait = async (
+      jobUid: string,
+      outcome: () => Promise<JobOutcome> | JobOutcome,
+      failedPodsReported?: number,
+    ): Promise<JobOutcome> => {
       const context = Context.current();
-      const record: AwaitRecord = { jobUid, activityAttempt: context.info.attempt, ended: undefined };
+      const record: AwaitRecord = {
+        jobUid,
+        activityAttempt: context.info.attempt,
+        ended: undefined,
+        failedPodsReported,
+      };
       this.waits.push(record);
       const beat = setInterval(() => {
         context.heartbeat({ jobUid });
@@ -129,7 +140,7 @@ export class FakeCluster {
         if (job.jobUid.startsWith('delete')) return wait(job.jobUid, () => this.deleteOutcome());
         this.installAttempts += 1;
         const n = this.installAttempts;
-        return wait(job.jobUid, () => this.installOutcome(n));
+        return wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
       },
       deleteJob: async (_ref, jobName) => {
         log('deleteJob');

@@ -1,0 +1,71 @@
+import { InstalledCondition } from '../src/api/reasons.js';
+import type { ActivityDeps } from './deps.js';
+import { recordRepeatedEvent } from './events.js';
+import { newestFailedPod, podLogTail } from './failed-pods.js';
+import { setStatus } from './status.js';
+import type { ChartTarget } from './types.js';
+
+/** The Warning for a failed pod of the install Job while the Job still retries (aggregated, see event-series.ts). */
+export const INSTALL_ATTEMPT_FAILED_EVENT = 'HelmChartInstallAttemptFailed';
+
+const conditionTailBytes = 1024;
+
+function lastBytes(text: string, bytes: number): string {
+  if (Buffer.byteLength(text) <= bytes) return text;
+  return '…' + Buffer.from(text).subarray(-bytes).toString('utf8');
+}
+
+/**
+ * Says on the chart, as it happens, that a pod of its install Job failed: `Installed=False` with
+ * `InstallAttemptFailed` (k3s's `Failed` stays False until the Job itself fails) and the aggregated Warning, both
+ * with helm's last lines. Helm's output goes straight to Kubernetes: only the exit code is returned to Temporal.
+ */
+export async function reportFailedPods(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  job: { jobName: string; jobUid: string; backoffLimit: number | undefined },
+  failedPods: number,
+): Promise<{ exitCode: number | undefined }> {
+  const { namespace } = target.ref;
+  const pod = await newestFailedPod(deps, namespace, job);
+  const tail = pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name);
+  const exit = pod?.exitCode === undefined ? 'no exit code' : `exit ${pod.exitCode}`;
+  const limit = job.backoffLimit === undefined ? '' : ` of backOffLimit ${job.backoffLimit}`;
+  const summary = `${job.jobName}: ${failedPods} failed pod${failedPods === 1 ? '' : 's'}${limit}, last ${exit}`;
+  const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}`;
+  await setStatus(deps, target, {
+    conditions: [
+      {
+        type: InstalledCondition.type,
+        status: 'False',
+        reason: InstalledCondition.attemptFailed,
+        message: `${summary}; the Job retries. Last lines of ${logs}:\n${lastBytes(tail, conditionTailBytes)}`,
+      },
+    ],
+  });
+  await recordRepeatedEvent(
+    deps,
+    target,
+    {
+      type: 'Warning',
+      reason: INSTALL_ATTEMPT_FAILED_EVENT,
+      message: `${summary}; the Job retries. Last lines of ${logs}:\n${tail}`,
+    },
+    { jobUid: job.jobUid, failedPods },
+  );
+  return { exitCode: pod?.exitCode };
+}
+
+/** The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods. */
+export async function reportInstalled(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<void> {
+  await setStatus(deps, target, {
+    conditions: [
+      {
+        type: InstalledCondition.type,
+        status: 'True',
+        reason: InstalledCondition.succeeded,
+        message: `${jobName} succeeded`,
+      },
+    ],
+  });
+}
