@@ -126,7 +126,7 @@ export const helmChartSpecSchema = object(
     repoCAConfigMap: localObjectReference('Reserved (k3s): not supported.'),
     set: mapOf(intOrString(), {
       description:
-        'Values set one by one, after all values files: integers, true, false and null with --set, else --set-string.',
+        'Values set one by one, after all values files: integers, true, false and null with --set, else a string (--set-file from the values Secret).',
     }),
     values,
     valuesContent,
