@@ -219,6 +219,17 @@ export const helmChartConfigSpecSchema = object(
 
 const objectMeta = object({}, {});
 
+/**
+ * Checked when the object is created only: a name never changes, and a root rule is not ratcheted, so checking
+ * it on update would refuse the finalizer and status writes of an object stored before the rule (an older CRD,
+ * k3s's own) and leave it undeletable.
+ */
+const nameLimitRule = (message: string): CelRule => ({
+  rule: `oldSelf.hasValue() || self.metadata.name.size() <= ${MAX_CHART_NAME}`,
+  message,
+  optionalOldSelf: true,
+});
+
 export const helmChartSchema = object(
   {
     apiVersion: string(),
@@ -230,7 +241,7 @@ export const helmChartSchema = object(
   {
     required: ['spec'],
     description: 'A Helm release kept installed by a helm Job.',
-    rules: [{ rule: `self.metadata.name.size() <= ${MAX_CHART_NAME}`, message: Message.nameTooLong }],
+    rules: [nameLimitRule(Message.nameTooLong)],
   },
 );
 
@@ -238,6 +249,6 @@ export const helmChartConfigSchema = object(
   { apiVersion: string(), kind: string(), metadata: objectMeta, spec: helmChartConfigSpecSchema },
   {
     description: 'Overlays values on the HelmChart of the same name and namespace.',
-    rules: [{ rule: `self.metadata.name.size() <= ${MAX_CHART_NAME}`, message: Message.configNameTooLong }],
+    rules: [nameLimitRule(Message.configNameTooLong)],
   },
 );

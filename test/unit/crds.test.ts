@@ -157,7 +157,11 @@ describe('HelmChart CRD', () => {
   it('limits the name to 50 characters at the root, where CEL sees metadata.name (see name-limits.test.ts)', () => {
     const rules = version?.schema.openAPIV3Schema['x-kubernetes-validations'] ?? [];
     expect(rules).toEqual([
-      { rule: 'self.metadata.name.size() <= 50', message: expect.stringContaining('at most 50') as string },
+      {
+        rule: 'oldSelf.hasValue() || self.metadata.name.size() <= 50',
+        message: expect.stringContaining('at most 50') as string,
+        optionalOldSelf: true,
+      },
     ]);
   });
 

@@ -60,15 +60,14 @@ describe('the longest HelmChart name', () => {
     expect(configRefusal?.reason).toBe(fits ? undefined : Reason.NameTooLong);
   });
 
-  it('is refused at the apiserver by a CEL rule at the root of both CRDs, with the same message', () => {
+  it('is refused at the apiserver on create by a CEL rule at the root of both CRDs, with the same message', () => {
     const rootRules = (crd: ReturnType<typeof helmChartCrd>) =>
       crd.spec.versions[0]?.schema.openAPIV3Schema['x-kubernetes-validations'];
     for (const group of ['helm.k3sm.io', 'helm.cattle.io'] as const) {
-      expect(rootRules(helmChartCrd(group))).toEqual([
-        { rule: 'self.metadata.name.size() <= 50', message: Message.nameTooLong },
-      ]);
+      const rule = 'oldSelf.hasValue() || self.metadata.name.size() <= 50';
+      expect(rootRules(helmChartCrd(group))).toEqual([{ rule, message: Message.nameTooLong, optionalOldSelf: true }]);
       expect(rootRules(helmChartConfigCrd(group))).toEqual([
-        { rule: 'self.metadata.name.size() <= 50', message: Message.configNameTooLong },
+        { rule, message: Message.configNameTooLong, optionalOldSelf: true },
       ]);
     }
   });
