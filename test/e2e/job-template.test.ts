@@ -447,7 +447,7 @@ describe('the install Job built by src/build, on the native node', () => {
       expect(args).toEqual(expect.arrayContaining(['--set-file', 'message=values/set-004', '--set', 'count=3']));
       const shown = [...args, ...(container?.env ?? []).map((e) => `${e.name}=${e.value ?? ''}`)];
       const strings = Object.values(TRICKY).filter((v) => typeof v === 'string' && !['true', 'null'].includes(v));
-      expect(strings).toHaveLength(7);
+      expect(strings).toHaveLength(8);
       for (const value of [...strings.map(String), 'C:Usershelm', 'hello']) {
         expect(shown.filter((text) => text.includes(value))).toEqual([]);
       }
