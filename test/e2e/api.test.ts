@@ -344,7 +344,8 @@ spec:
       );
       await helmflow.stop();
     }
-  });
+    // helmflow's start, an install, a failed Job and three uninstalls: minutes on a loaded machine.
+  }, 600_000);
 
   describe('helm.cattle.io, the drop-in group for k3s', () => {
     beforeAll(async () => {
