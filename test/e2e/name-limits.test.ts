@@ -48,8 +48,11 @@ describe('a name too long for its Job, past a k3s-style permissive CRD', () => {
     // helmflow re-applies its own (strict) CRDs when it leads, so it starts only after the chart exists.
     const started = Date.now();
     helmflow = startHelmflow({ group: 'helm.cattle.io' });
-    const failed = await waitFor('Failed=True', () =>
-      readCattleChart(ns, name)?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True'),
+    // The bound covers helmflow's own start (its worker bundles the workflow code first).
+    const failed = await waitFor(
+      'Failed=True',
+      () => readCattleChart(ns, name)?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True'),
+      { timeoutMs: 180_000 },
     );
     console.log(`NameTooLong shown ${((Date.now() - started) / 1000).toFixed(1)} s after helmflow started`);
     expect(failed.reason).toBe(Reason.NameTooLong);
@@ -72,5 +75,5 @@ describe('a name too long for its Job, past a k3s-style permissive CRD', () => {
     await helmflow.stop();
     helmflow = undefined;
     await removeCrds('helm.cattle.io');
-  });
+  }, 600_000);
 });
