@@ -12,3 +12,8 @@ for (const group of API_GROUPS) {
   writeFileSync(file, renderCrdsYaml(group));
   console.log(`wrote ${path.relative(root, file)}`);
 }
+
+// The helmflow chart ships the default group's CRDs in its crds/ (test/unit/deploy.test.ts checks they match).
+const chartCopy = path.join(root, 'deploy/chart/helmflow/crds/helm.k3sm.io.yaml');
+writeFileSync(chartCopy, renderCrdsYaml('helm.k3sm.io'));
+console.log(`wrote ${path.relative(root, chartCopy)}`);

@@ -1,7 +1,7 @@
 import {
   MAX_CHART_CONTENT_CHARS,
+  MAX_CHART_NAME,
   MAX_NAMESPACE_LENGTH,
-  MAX_RELEASE_NAME,
   MAX_TIMEOUT_LENGTH,
   MAX_URL_LENGTH,
   MAX_VALUES_SECRET_KEYS,
@@ -9,7 +9,7 @@ import {
   MAX_VERSION_LENGTH,
 } from './limits.js';
 import { Message, RESERVED_FIELDS, reservedFieldMessage, type ReservedField } from './messages.js';
-import { DNS_LABEL, GO_DURATION, HTTP_OR_HTTPS_URL, HTTP_URL, OCI_OR_HTTP_URL } from './patterns.js';
+import { DNS_LABEL, GO_DURATION, HTTP_OR_HTTPS_URL, HTTP_URL, OCI_OR_HTTP_URL, URL_WITH_USERINFO } from './patterns.js';
 import {
   arrayOf,
   boolean,
@@ -108,6 +108,7 @@ export const helmChartSpecSchema = object(
       description: 'A chart name in repo, an oci:// reference or an https:// URL of a chart archive.',
       rules: [
         { rule: `!self.matches(${celRaw(HTTP_URL)})`, message: Message.insecureChart },
+        { rule: `!self.matches(${celRaw(URL_WITH_USERINFO)})`, message: Message.credentialsInChart },
         { rule: `!self.startsWith('-')`, message: Message.invalidChart },
       ],
     }),
@@ -117,6 +118,7 @@ export const helmChartSpecSchema = object(
       description: 'https:// URL of the chart repository.',
       rules: [
         { rule: `!self.matches(${celRaw(HTTP_URL)})`, message: Message.insecureRepo },
+        { rule: `!self.matches(${celRaw(URL_WITH_USERINFO)})`, message: Message.credentialsInRepo },
         { rule: `self == '' || self.matches(${celRaw(HTTP_OR_HTTPS_URL)})`, message: Message.invalidRepo },
       ],
     }),
@@ -124,7 +126,7 @@ export const helmChartSpecSchema = object(
     repoCAConfigMap: localObjectReference('Reserved (k3s): not supported.'),
     set: mapOf(intOrString(), {
       description:
-        'Values set one by one, after all values files: integers, true, false and null with --set, else --set-string.',
+        'Values set one by one, after all values files: integers, true, false and null with --set, else a string (--set-file from the values Secret).',
     }),
     values,
     valuesContent,
@@ -217,6 +219,17 @@ export const helmChartConfigSpecSchema = object(
 
 const objectMeta = object({}, {});
 
+/**
+ * Checked when the object is created only: a name never changes, and a root rule is not ratcheted, so checking
+ * it on update would refuse the finalizer and status writes of an object stored before the rule (an older CRD,
+ * k3s's own) and leave it undeletable.
+ */
+const nameLimitRule = (message: string): CelRule => ({
+  rule: `oldSelf.hasValue() || self.metadata.name.size() <= ${MAX_CHART_NAME}`,
+  message,
+  optionalOldSelf: true,
+});
+
 export const helmChartSchema = object(
   {
     apiVersion: string(),
@@ -228,11 +241,14 @@ export const helmChartSchema = object(
   {
     required: ['spec'],
     description: 'A Helm release kept installed by a helm Job.',
-    rules: [{ rule: `self.metadata.name.size() <= ${MAX_RELEASE_NAME}`, message: Message.nameTooLong }],
+    rules: [nameLimitRule(Message.nameTooLong)],
   },
 );
 
 export const helmChartConfigSchema = object(
   { apiVersion: string(), kind: string(), metadata: objectMeta, spec: helmChartConfigSpecSchema },
-  { description: 'Overlays values on the HelmChart of the same name and namespace.' },
+  {
+    description: 'Overlays values on the HelmChart of the same name and namespace.',
+    rules: [nameLimitRule(Message.configNameTooLong)],
+  },
 );

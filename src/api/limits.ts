@@ -1,7 +1,22 @@
+import { deleteJobName, installJobName } from '../build/names.js';
+
 /** Numbers the apiserver rules (schema.ts) and the code checks (validate.ts) share. */
 
 /** Helm release names are limited to 53 characters (a release's Secret name adds a suffix to it). */
 export const MAX_RELEASE_NAME = 53;
+
+/** A label value's limit: the Job controller labels each Job's pods with job-name=<the Job's name>. */
+export const MAX_LABEL_VALUE = 63;
+
+/**
+ * The longest HelmChart name whose every derived name fits: the Job names (helm-install-<name>, the longest, and
+ * helm-delete-<name>) must be label values, which binds harder than the release limit. Derived from names.ts so
+ * that a longer prefix there lowers it here.
+ */
+export const MAX_CHART_NAME = Math.min(
+  MAX_RELEASE_NAME,
+  MAX_LABEL_VALUE - Math.max(installJobName('').length, deleteJobName('').length),
+);
 
 /** The chart archive lives in a ConfigMap, so its decoded size must stay under 1 MiB. */
 export const MAX_CHART_BYTES = 1024 * 1024;

@@ -1,4 +1,18 @@
-import { MAX_CHART_CONTENT_CHARS, MAX_RELEASE_NAME, MAX_VALUES_SECRETS, MAX_VALUES_SECRET_KEYS } from './limits.js';
+import { installJobName } from '../build/names.js';
+import {
+  MAX_CHART_CONTENT_CHARS,
+  MAX_CHART_NAME,
+  MAX_LABEL_VALUE,
+  MAX_RELEASE_NAME,
+  MAX_VALUES_SECRETS,
+  MAX_VALUES_SECRET_KEYS,
+} from './limits.js';
+
+/** Credentials in a URL would bypass the reserved authSecret rule (RESERVED_FIELDS below) and sit in the Job's args. */
+const credentialsRule =
+  'repository credentials are reserved (as spec.authSecret) and not supported; use a public repository or spec.chartContent';
+
+const nameLimitReason = `the Job ${installJobName('<name>')} must fit a ${MAX_LABEL_VALUE}-character label; the release limit of ${MAX_RELEASE_NAME} is not the binding one`;
 
 /**
  * The sentences a user reads when a HelmChart is refused. The apiserver's CEL rules (schema.ts) and the code
@@ -9,6 +23,8 @@ export const Message = {
     'spec.repo must not use http://: plain HTTP is refused because the install Job runs as cluster-admin; use https://',
   insecureChart:
     'spec.chart must not use http://: plain HTTP is refused because the install Job runs as cluster-admin; use https:// or oci://',
+  credentialsInRepo: `spec.repo must not carry credentials (user:password@) in its URL: ${credentialsRule}`,
+  credentialsInChart: `spec.chart must not carry credentials (user:password@) in its URL: ${credentialsRule}`,
   invalidRepo:
     'spec.repo must be the https:// URL of a chart repository; for an OCI registry put the oci:// reference in spec.chart and leave spec.repo empty',
   invalidChart:
@@ -18,7 +34,8 @@ export const Message = {
   chartMissing: 'spec.chart or spec.chartContent is required',
   chartContentTooLarge: `spec.chartContent must decode to under 1 MiB (at most ${MAX_CHART_CONTENT_CHARS} base64 characters): the archive is stored in a ConfigMap; serve larger charts from an https:// or oci:// repository`,
   invalidChartContent: 'spec.chartContent must be the base64 encoding of a chart archive (.tgz)',
-  nameTooLong: `metadata.name is the Helm release name and must be at most ${MAX_RELEASE_NAME} characters`,
+  nameTooLong: `metadata.name must be at most ${MAX_CHART_NAME} characters: ${nameLimitReason}`,
+  configNameTooLong: `metadata.name must be at most ${MAX_CHART_NAME} characters: a HelmChartConfig applies to the HelmChart of the same name, and ${nameLimitReason}`,
   invalidFailurePolicy: 'spec.failurePolicy must be one of abort, reinstall (the default) or retry',
   invalidServerSide: 'spec.serverSide must be the string "true", "false" or "auto"',
   invalidTimeout: 'spec.timeout must be a positive Go duration such as 5m0s, 300s or 1h30m',

@@ -9,6 +9,8 @@ export const HTTP_URL = '^[hH][tT][tT][pP]://';
 export const HTTP_OR_HTTPS_URL = '^[hH][tT][tT][pP][sS]?://';
 /** What a chart may be without a repo: an OCI reference or a URL (http:// is refused by its own rule). */
 export const OCI_OR_HTTP_URL = '^([oO][cC][iI]|[hH][tT][tT][pP][sS]?)://';
+/** A URL of any scheme whose authority has userinfo (user@ or user:password@ before the first /, ? or #). */
+export const URL_WITH_USERINFO = '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@';
 /** A Go duration as time.ParseDuration reads it, unsigned (a negative timeout means nothing here). */
 export const GO_DURATION = '^(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+$';
 /** A namespace name (RFC 1123 label). */

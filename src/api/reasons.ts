@@ -5,6 +5,7 @@
 export const Reason = {
   InsecureRepo: 'InsecureRepo',
   InvalidRepo: 'InvalidRepo',
+  CredentialsInURL: 'CredentialsInURL',
   InvalidChart: 'InvalidChart',
   ChartMissing: 'ChartMissing',
   ReservedField: 'ReservedField',

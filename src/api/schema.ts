@@ -8,6 +8,8 @@
 export interface CelRule {
   rule: string;
   message: string;
+  /** On create too, with oldSelf an optional (none on create); without it a rule naming oldSelf runs only on update. */
+  optionalOldSelf?: boolean;
 }
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps we emit, with the wire names the CRD uses. */

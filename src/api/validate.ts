@@ -4,7 +4,7 @@ import { FAILURE_POLICIES, HELM_DRIVERS, HELM_VERSIONS, SERVER_SIDE_VALUES } fro
 import {
   MAX_CHART_BYTES,
   MAX_NAMESPACE_LENGTH,
-  MAX_RELEASE_NAME,
+  MAX_CHART_NAME,
   MAX_VALUES_SECRET_KEYS,
   MAX_VALUES_SECRETS,
 } from './limits.js';
@@ -16,7 +16,7 @@ import {
   valuesSecretNotFoundMessage,
   type ReservedField,
 } from './messages.js';
-import { DNS_LABEL, HTTP_OR_HTTPS_URL, HTTP_URL, OCI_OR_HTTP_URL, matches } from './patterns.js';
+import { DNS_LABEL, HTTP_OR_HTTPS_URL, HTTP_URL, OCI_OR_HTTP_URL, URL_WITH_USERINFO, matches } from './patterns.js';
 import { Reason, type Refusal } from './reasons.js';
 import type { HelmChart, HelmChartConfig, HelmChartSpec, ValuesSecret } from './types.js';
 
@@ -45,6 +45,12 @@ function sourceProblems(spec: HelmChartSpec): Refusal[] {
   const { repo, chart, chartContent } = spec;
   if (nonEmpty(repo) && matches(HTTP_URL, repo)) problems.push(refuse(Reason.InsecureRepo, Message.insecureRepo));
   if (nonEmpty(chart) && matches(HTTP_URL, chart)) problems.push(refuse(Reason.InsecureRepo, Message.insecureChart));
+  if (nonEmpty(repo) && matches(URL_WITH_USERINFO, repo)) {
+    problems.push(refuse(Reason.CredentialsInURL, Message.credentialsInRepo));
+  }
+  if (nonEmpty(chart) && matches(URL_WITH_USERINFO, chart)) {
+    problems.push(refuse(Reason.CredentialsInURL, Message.credentialsInChart));
+  }
   for (const field of Object.keys(RESERVED_FIELDS) as ReservedField[]) {
     if (reservedFieldSet(spec, field)) problems.push(refuse(Reason.ReservedField, reservedFieldMessage(field)));
   }
@@ -113,13 +119,14 @@ function settingsProblems(spec: HelmChartSpec): Refusal[] {
 /** Everything wrong with a HelmChart on its own, most important first (InsecureRepo leads, as in the seed). */
 export function helmChartProblems(chart: HelmChart): Refusal[] {
   const problems = sourceProblems(chart.spec);
-  if (chart.metadata.name.length > MAX_RELEASE_NAME) problems.push(refuse(Reason.NameTooLong, Message.nameTooLong));
+  if (chart.metadata.name.length > MAX_CHART_NAME) problems.push(refuse(Reason.NameTooLong, Message.nameTooLong));
   return [...problems, ...settingsProblems(chart.spec)];
 }
 
 export function helmChartConfigProblems(config: HelmChartConfig): Refusal[] {
   const spec = config.spec ?? {};
   return [
+    ...(config.metadata.name.length > MAX_CHART_NAME ? [refuse(Reason.NameTooLong, Message.configNameTooLong)] : []),
     ...failurePolicyProblems(spec.failurePolicy),
     ...serverSideProblems(spec.serverSide),
     ...valuesSecretsProblems(spec.valuesSecrets),

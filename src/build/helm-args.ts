@@ -1,4 +1,4 @@
-import { setArgs } from './set-args.js';
+import { setEntries } from './set-args.js';
 import type { Settings } from './settings.js';
 import type { ChartSource } from './source.js';
 import type { ValuesFile } from './values-files.js';
@@ -6,7 +6,7 @@ import type { ValuesFile } from './values-files.js';
 /**
  * `helm upgrade --install` as DESIGN.md "The Job" spells it. Every path is relative to the container's working
  * directory, so the native node can run the same arguments with the volumes materialised in its sandbox. Values
- * only ever appear as file paths, never as text.
+ * appear as file paths, never as text, except the integers, booleans and nulls of spec.set (see set-args.ts).
  */
 export function installArgs(
   settings: Settings,
@@ -26,7 +26,7 @@ export function installArgs(
   // Forcing conflicts only means something with server-side apply; klipper-helm drops it for "false" too.
   if (settings.forceConflicts && settings.serverSide !== 'false') args.push('--force-conflicts');
   for (const file of files) args.push('--values', file.path);
-  args.push(...setArgs(set));
+  args.push(...setEntries(set).args);
   return args;
 }
 

@@ -7,6 +7,7 @@ import { desiredDigest } from './digest.js';
 import { installJob } from './install-job.js';
 import { resolveOptions, type BuildOptions } from './options.js';
 import { serviceAccount } from './service-account.js';
+import { setEntries } from './set-args.js';
 import { valuesFiles } from './values-files.js';
 import { valuesSecret } from './values-secret.js';
 
@@ -19,7 +20,7 @@ export { WORKING_DIR } from './pod.js';
 export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
 export { settingsOf, type Settings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';
-export { escapeCommas, setArgs } from './set-args.js';
+export { setEntries, setStringText, type SetEntries } from './set-args.js';
 export { valuesFiles, type ValuesFile } from './values-files.js';
 
 /** What an install is built from: the HelmChart, its HelmChartConfig (same name) and its values Secrets' data. */
@@ -55,7 +56,7 @@ export function buildInstall(input: InstallInput, buildOptions: BuildOptions = {
     digest,
     serviceAccount: serviceAccount(chart, options.group),
     clusterRoleBinding: clusterRoleBinding(chart, options.group, options.clusterRole),
-    valuesSecret: valuesSecret(chart, options.group, files),
+    valuesSecret: valuesSecret(chart, options.group, [...files, ...setEntries(chart.spec.set).files]),
     ...(content === undefined ? {} : { chartContent: content }),
     job: installJob(chart, config, files, digest, options),
   };

@@ -9,8 +9,9 @@ import type { ValuesFile } from './values-files.js';
 export const valuesSecretType = (group: ApiGroup): string => `helmcharts.${group}/values`;
 
 /**
- * chart-values-<name>: every values file of the install, one key each, mounted into the Job. Values travel only
- * here, never in arguments, environment or workflow history. Data is base64 (not stringData) so it compares
+ * chart-values-<name>: every values file of the install and every string of spec.set, one key each, mounted into
+ * the Job. Values travel only here (spec.set's integers, booleans and nulls aside, see set-args.ts), never in
+ * environment or workflow history. Data is base64 (not stringData) so it compares
  * equal to what the apiserver returns.
  */
 export function valuesSecret(chart: HelmChart, group: ApiGroup, files: readonly ValuesFile[]): V1Secret {

@@ -5,7 +5,7 @@ import {
   HELM_CHART_PLURAL,
   DEFAULT_API_GROUP,
   MAX_CHART_BYTES,
-  MAX_RELEASE_NAME,
+  MAX_CHART_NAME,
   Message,
   RESERVED_FIELDS,
   apiVersionOf,
@@ -16,7 +16,11 @@ import {
   type HelmChartSpec,
   type ReservedField,
 } from '../../src/api/index.js';
+import { waitFor } from '../../src/devstack/wait.js';
+import { buildChart } from './support/charts.js';
 import { installCrds, removeCrds } from './support/crds.js';
+import { startHelmflow } from './support/helmflow.js';
+import { chartFailed, chartInstalled } from './support/helmcharts.js';
 import { freshNamespace, kubeConfig, kubectl, type CommandResult } from './support/kube.js';
 
 const customObjects = () => kubeConfig().makeApiClient(CustomObjectsApi);
@@ -101,6 +105,16 @@ describe('the HelmChart CRDs on a real apiserver', () => {
         { ...ociSource, [field]: RESERVED_VALUES[field] },
         reservedFieldMessage(field),
       ]),
+      [
+        'credentials in an https repo',
+        { repo: 'https://user:token@charts.example.com', chart: 'demo' },
+        Message.credentialsInRepo,
+      ],
+      [
+        'credentials in an oci chart',
+        { chart: 'oci://user:token@registry.example.com/charts/demo', version: '1.0.0' },
+        Message.credentialsInChart,
+      ],
       ['a malformed timeout', { ...ociSource, timeout: '5 minutes' }, Message.invalidTimeout],
       ['a timeout without a unit', { ...ociSource, timeout: '300' }, Message.invalidTimeout],
       ['a zero timeout', { ...ociSource, timeout: '0s' }, Message.invalidTimeout],
@@ -122,19 +136,39 @@ describe('the HelmChart CRDs on a real apiserver', () => {
       expect(result.status).not.toBe(0);
       expect(oneLine(result.stderr)).toContain(`The HelmChart "${name}" is invalid`);
       expect(oneLine(result.stderr)).toContain(oneLine(message));
+      // The refusal does not repeat what was refused: a credential would end up in logs.
+      expect(result.stderr).not.toContain('user:token');
       expect(exists(ns, name)).toBe(false);
     });
 
-    it(`refuses a name longer than ${MAX_RELEASE_NAME} characters (a Helm release name), and accepts ${MAX_RELEASE_NAME}`, () => {
-      const tooLong = 'n'.repeat(MAX_RELEASE_NAME + 1);
-      const refused = apply(helmChartYaml(tooLong, ns, ociSource));
-      expect(refused.status).not.toBe(0);
-      expect(oneLine(refused.stderr)).toContain(Message.nameTooLong);
-      expect(exists(ns, tooLong)).toBe(false);
-
-      const longest = 'n'.repeat(MAX_RELEASE_NAME);
+    it(`accepts a name of ${MAX_CHART_NAME} characters and refuses ${MAX_CHART_NAME + 1}, saying the Job name binds`, () => {
+      expect(MAX_CHART_NAME).toBe(50);
+      const longest = 'n'.repeat(MAX_CHART_NAME);
       expect(apply(helmChartYaml(longest, ns, ociSource))).toEqual(expect.objectContaining({ status: 0 }));
       expect(exists(ns, longest)).toBe(true);
+
+      const tooLong = 'n'.repeat(MAX_CHART_NAME + 1);
+      const refused = apply(helmChartYaml(tooLong, ns, ociSource));
+      expect(refused.status).not.toBe(0);
+      expect(oneLine(refused.stderr)).toContain(
+        'metadata.name must be at most 50 characters: the Job helm-install-<name> must fit a 63-character label; the release limit of 53 is not the binding one',
+      );
+      expect(exists(ns, tooLong)).toBe(false);
+
+      // A HelmChartConfig of that name could never match a HelmChart: refused too.
+      const config = (name: string) =>
+        apply(
+          stringify({
+            apiVersion: apiVersionOf(DEFAULT_API_GROUP),
+            kind: 'HelmChartConfig',
+            metadata: { name, namespace: ns },
+            spec: { valuesContent: 'a: 1\n' },
+          }),
+        );
+      expect(config(longest).status).toBe(0);
+      const refusedConfig = config(tooLong);
+      expect(refusedConfig.status).not.toBe(0);
+      expect(oneLine(refusedConfig.stderr)).toContain(Message.configNameTooLong);
     });
 
     it('refuses a chartContent that decodes to 1 MiB, and accepts one a byte smaller', async () => {
@@ -234,79 +268,84 @@ spec:
     }
   });
 
-  it('shows the Job and whether the last run failed in `kubectl get helmcharts -A`, without -o wide', async () => {
+  it('shows the Job and whether the last run failed in `kubectl get helmcharts -A`, as the controller wrote them', async () => {
+    // Only this test runs helmflow. The charts applied above carry no finalizer (no controller saw them): delete
+    // them first, so that helmflow acts on this test's charts alone.
+    for (const n of namespaces) kubectl(['delete', `helmcharts.${DEFAULT_API_GROUP}`, '--all', '-n', n]);
     const printNs = await namespace('printed');
-    // With both groups installed, `helmcharts` resolves to one of them; write where kubectl will read.
-    const group = /GROUP:\s+(\S+)/u.exec(kubectl(['explain', 'helmcharts']).stdout)?.[1] as ApiGroup | undefined;
-    expect(group).toBeDefined();
-    const chart = (name: string, spec: object) => apply(helmChartYaml(name, printNs, spec, group));
-    expect(chart('broken', { ...ociSource, targetNamespace: 'apps' }).status).toBe(0);
-    expect(chart('healthy', { repo: 'https://charts.example.com', chart: 'demo', version: '2.0.0' }).status).toBe(0);
-    expect(chart('fresh', { ...ociSource, bootstrap: true }).status).toBe(0);
-    const setStatus = (name: string, failed: 'True' | 'False') => {
-      const status = {
-        jobName: `helm-install-${name}`,
-        conditions: [
-          { type: 'JobCreated', status: 'True', reason: 'JobCreated', message: `created helm-install-${name}` },
-          { type: 'Failed', status: failed, reason: failed === 'True' ? 'InstallFailed' : 'Installed', message: '' },
-        ],
-      };
-      const patched = kubectl([
-        'patch',
-        `helmcharts.${group ?? ''}`,
-        '-n',
-        printNs,
-        name,
-        '--subresource=status',
-        '--type=merge',
-        '-p',
-        JSON.stringify({ status }),
-      ]);
-      expect(patched.stderr).toBe('');
-      expect(patched.status).toBe(0);
-    };
-    setStatus('broken', 'True');
-    setStatus('healthy', 'False');
+    const built = buildChart({ name: 'printed' });
+    const chart = (name: string, spec: HelmChartSpec) => apply(helmChartYaml(name, printNs, spec));
+    // Installs; fails once in helm (abort keeps the failed Job); refused before any Job (its values Secret is absent).
+    expect(chart('healthy', { chartContent: built.chartContent, targetNamespace: printNs }).status).toBe(0);
+    expect(
+      chart('broken', {
+        chartContent: built.chartContent,
+        set: { fail: 'broken on purpose' },
+        backOffLimit: 0,
+        failurePolicy: 'abort',
+      }).status,
+    ).toBe(0);
+    const absent = [{ name: 'absent', keys: ['values.yaml'] }];
+    expect(chart('refused', { ...ociSource, bootstrap: true, valuesSecrets: absent }).status).toBe(0);
+    const helmflow = startHelmflow();
+    try {
+      await chartInstalled(printNs, 'healthy');
+      const broken = await chartFailed(printNs, 'broken');
+      expect(broken.status?.jobName).toBe('helm-install-broken');
+      const refused = await chartFailed(printNs, 'refused');
+      expect(refused.status?.conditions?.find((c) => c.type === 'Failed')?.reason).toBe('ValuesSecretNotFound');
 
-    const table = kubectl(['get', 'helmcharts', '-A']);
-    expect(table.status).toBe(0);
-    const [header = '', ...rows] = table.stdout.trimEnd().split('\n');
-    const columns = header.split(/\s{2,}/u);
-    expect(columns).toEqual([
-      'NAMESPACE',
-      'NAME',
-      'REPO',
-      'CHART',
-      'VERSION',
-      'TARGETNAMESPACE',
-      'BOOTSTRAP',
-      'FAILED',
-      'JOB',
-      'AGE',
-    ]);
-    const row = (name: string): Record<string, string> => {
-      const line = rows.find((r) => r.startsWith(`${printNs} `) && r.split(/\s+/u)[1] === name);
-      expect(line).toBeDefined();
-      // Cut at the header's column starts: an empty cell prints as blanks.
-      const starts = [...header.matchAll(/\S+/gu)].map((m) => m.index);
-      return Object.fromEntries(
-        columns.map((c, i) => [c, (line ?? '').slice(starts[i], starts[i + 1] ?? undefined).trim()]),
+      // Qualified with the group: with helm.cattle.io installed too, a bare `helmcharts` may resolve to it.
+      const table = kubectl(['get', `helmcharts.${DEFAULT_API_GROUP}`, '-A']);
+      expect(table.status).toBe(0);
+      const [header = '', ...rows] = table.stdout.trimEnd().split('\n');
+      const columns = header.split(/\s{2,}/u);
+      expect(columns).toEqual([
+        'NAMESPACE',
+        'NAME',
+        'REPO',
+        'CHART',
+        'VERSION',
+        'TARGETNAMESPACE',
+        'BOOTSTRAP',
+        'FAILED',
+        'JOB',
+        'AGE',
+      ]);
+      const row = (name: string): Record<string, string> => {
+        const line = rows.find((r) => r.startsWith(`${printNs} `) && r.split(/\s+/u)[1] === name);
+        expect(line).toBeDefined();
+        // Cut at the header's column starts: an empty cell prints as blanks.
+        const starts = [...header.matchAll(/\S+/gu)].map((m) => m.index);
+        return Object.fromEntries(
+          columns.map((c, i) => [c, (line ?? '').slice(starts[i], starts[i + 1] ?? undefined).trim()]),
+        );
+      };
+      expect(row('healthy')).toEqual(
+        expect.objectContaining({ TARGETNAMESPACE: printNs, FAILED: 'False', JOB: 'helm-install-healthy' }),
       );
-    };
-    expect(row('broken')).toEqual(
-      expect.objectContaining({
-        CHART: 'oci://registry.example.com/charts/demo',
-        VERSION: '1.0.0',
-        TARGETNAMESPACE: 'apps',
-        FAILED: 'True',
-        JOB: 'helm-install-broken',
-      }),
-    );
-    expect(row('healthy')).toEqual(
-      expect.objectContaining({ REPO: 'https://charts.example.com', FAILED: 'False', JOB: 'helm-install-healthy' }),
-    );
-    expect(row('fresh')).toEqual(expect.objectContaining({ BOOTSTRAP: 'true', FAILED: '', JOB: '' }));
-  });
+      expect(row('broken')).toEqual(expect.objectContaining({ FAILED: 'True', JOB: 'helm-install-broken' }));
+      expect(row('refused')).toEqual(
+        expect.objectContaining({
+          CHART: 'oci://registry.example.com/charts/demo',
+          VERSION: '1.0.0',
+          BOOTSTRAP: 'true',
+          FAILED: 'True',
+          JOB: '',
+        }),
+      );
+    } finally {
+      // Delete while helmflow runs, so it releases its finalizers; then nothing of this test is left to act on.
+      kubectl(['delete', `helmcharts.${DEFAULT_API_GROUP}`, '--all', '-n', printNs, '--wait=false']);
+      await waitFor(
+        'the printed charts to be gone',
+        () => kubectl(['get', `helmcharts.${DEFAULT_API_GROUP}`, '-n', printNs, '-o', 'name']).stdout.trim() === '',
+        { timeoutMs: 180_000 },
+      );
+      await helmflow.stop();
+    }
+    // helmflow's start, an install, a failed Job and three uninstalls: minutes on a loaded machine.
+  }, 600_000);
 
   describe('helm.cattle.io, the drop-in group for k3s', () => {
     beforeAll(async () => {

@@ -16,6 +16,7 @@ import { planInstall, type InstallObjects } from '../../src/build/index.js';
 import { WaitAborted, waitFor } from '../../src/devstack/wait.js';
 import { buildChart, releaseValues, valuesConfigMapName, valuesInManifest, type TestChart } from './support/charts.js';
 import { crdEstablished, installCrds } from './support/crds.js';
+import { helm } from './support/helmcharts.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { jobPods } from './support/jobs.js';
 
@@ -52,7 +53,7 @@ function layer(name: Layer): Record<string, string> {
   return Object.fromEntries(LAYERS.slice(from).map((_, i) => [`k${from + i}`, name]));
 }
 
-/** set entries: k8 (a string, --set-string), and k3s's typing and comma escaping. */
+/** set entries: k8 (a string, --set-file), and k3s's typing. */
 const SET: Record<string, number | string> = {
   k8: 'set',
   count: 3,
@@ -166,6 +167,20 @@ async function layeredInstall(
   return plan.objects;
 }
 
+/** Creates the HelmChart `name` in `ns` with `spec`, and builds its install from what the apiserver stored. */
+async function plainInstall(ns: string, name: string, spec: HelmChartSpec): Promise<InstallObjects> {
+  const created = (await customObjects().createNamespacedCustomObject({
+    group,
+    version: API_VERSION,
+    namespace: ns,
+    plural: HELM_CHART_PLURAL,
+    body: { apiVersion: apiVersionOf(group), kind: HELM_CHART_KIND, metadata: { name }, spec },
+  })) as HelmChart;
+  const plan = planInstall({ chart: created });
+  if (!plan.ok) throw new Error(`the install was refused: ${plan.refusal.message}`);
+  return plan.objects;
+}
+
 /** Creates the Job's identity and inputs, as the install activity does; the binding only when asked. */
 async function createInputs(objects: InstallObjects, withBinding: boolean): Promise<void> {
   const { core } = clients();
@@ -250,7 +265,14 @@ describe('the install Job built by src/build, on the native node', () => {
       'values/values-006-HelmChartConfig-values.yaml',
       'values/values-007-HelmChartConfig-valuesSecret.yaml',
     ]);
-    expect(Object.keys(objects.valuesSecret.data ?? {})).toEqual(valuesArgs.map((p) => p.replace('values/', '')));
+    // The Secret holds those files, then the set strings (set-NNN, see the set-file test below).
+    expect(Object.keys(objects.valuesSecret.data ?? {})).toEqual([
+      ...valuesArgs.map((p) => p.replace('values/', '')),
+      'set-001',
+      'set-002',
+      'set-003',
+      'set-004',
+    ]);
 
     await createInputs(objects, true);
     const job = asTemplateJob(objects.job);
@@ -345,6 +367,91 @@ describe('the install Job built by src/build, on the native node', () => {
     const pod = (await jobPods(ns, jobName))[0];
     const spec = JSON.stringify(pod?.spec?.containers[0] ?? {});
     for (const value of ['hc-valuesContent', 'hcc-values', 'hc-valuesSecret-first']) expect(spec).not.toContain(value);
+  });
+
+  describe('set strings, as --set-file from the values Secret', () => {
+    /**
+     * Strings with commas, backslashes and braces-free text, keys with dots, escaped dots, brackets and escaped
+     * commas, beside entries k3s types with --set. Every string value is distinctive, to look for it in the Job.
+     */
+    const TRICKY: Record<string, number | string> = {
+      message: 'hello, world, again',
+      'annotations.example\\.com/role': 'dotted-key, value',
+      'servers[0].host': 'first.example.com',
+      'servers[1].host': 'second.example.com',
+      path: 'C:\\Users\\helm',
+      escaped: 'escaped\\\\back\\,slash',
+      'key\\,with\\,commas': 'comma-key-value',
+      count: 3,
+      enabled: 'true',
+      nothing: 'null',
+      ratio: '1.10',
+    };
+
+    /** What k3s (and helmflow before --set-file) passed for a set entry: --set-string with its commas escaped. */
+    function k3sSetArgs(set: Record<string, number | string>): string[] {
+      return Object.keys(set)
+        .sort()
+        .flatMap((key) => {
+          const value = set[key] ?? '';
+          if (typeof value === 'number' || ['true', 'false', 'null'].includes(value.toLowerCase())) {
+            return ['--set', `${key}=${String(value)}`];
+          }
+          const escaped = value.replace(/\\*,/gu, (run) => (run.length % 2 === 1 ? `\\${run}` : run));
+          return ['--set-string', `${key}=${escaped}`];
+        });
+    }
+
+    function userValues(ns: string, release: string): unknown {
+      const got = helm(['get', 'values', release, '-n', ns, '-o', 'json']);
+      if (got.status !== 0) throw new Error(`helm get values ${release}: ${got.stderr}`);
+      return JSON.parse(got.stdout) as unknown;
+    }
+
+    it('gives the release the typed values --set-string gave it, and none of the strings is in the Job', async () => {
+      const ns = await namespace('set-file');
+      const plain = buildChart({ name: 'plain' });
+      // Before: k3s's arguments, run by the pinned helm as an operator would.
+      const before = helm(['install', 'before', plain.path, '-n', ns, '--wait', ...k3sSetArgs(TRICKY)]);
+      expect(before.stderr).toBe('');
+      expect(before.status).toBe(0);
+
+      // After: the Job src/build builds for a HelmChart with these set entries, run unmodified on the native node.
+      const objects = await plainInstall(ns, 'after', { chartContent: plain.chartContent, set: TRICKY });
+      await createInputs(objects, true);
+      const jobName = objects.job.metadata?.name ?? '';
+      await clients().batch.createNamespacedJob({ namespace: ns, body: objects.job });
+      await jobCompleted(ns, jobName);
+
+      const values = userValues(ns, 'after');
+      expect(values).toEqual(userValues(ns, 'before'));
+      // Spelled out, so the comparison cannot pass by both being wrong the same way.
+      expect(values).toEqual({
+        message: 'hello, world, again',
+        annotations: { 'example.com/role': 'dotted-key, value' },
+        servers: [{ host: 'first.example.com' }, { host: 'second.example.com' }],
+        path: 'C:Usershelm',
+        escaped: 'escaped\\back,slash',
+        'key,with,commas': 'comma-key-value',
+        count: 3,
+        enabled: true,
+        nothing: null,
+        ratio: '1.10',
+      });
+
+      // The Job's pod (what the native node ran) carries keys and file paths, no string value.
+      const [pod] = await jobPods(ns, jobName);
+      const container = pod?.spec?.containers[0];
+      const args = container?.args ?? [];
+      expect(args).toEqual(objects.job.spec?.template.spec?.containers[0]?.args);
+      expect(args).toEqual(expect.arrayContaining(['--set-file', 'message=values/set-004', '--set', 'count=3']));
+      const shown = [...args, ...(container?.env ?? []).map((e) => `${e.name}=${e.value ?? ''}`)];
+      const strings = Object.values(TRICKY).filter((v) => typeof v === 'string' && !['true', 'null'].includes(v));
+      expect(strings).toHaveLength(8);
+      for (const value of [...strings.map(String), 'C:Usershelm', 'hello']) {
+        expect(shown.filter((text) => text.includes(value))).toEqual([]);
+      }
+    });
   });
 
   it('installs a chart whose crds/ defines the kind its own templates create (helm installs crds/ first)', async () => {

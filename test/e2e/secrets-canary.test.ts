@@ -29,9 +29,10 @@ async function allHistoryBytes(): Promise<Buffer[]> {
 }
 
 describe('secrets never reach Temporal', () => {
-  it('a canary in valuesContent and in a values Secret is installed, yet appears in no workflow history', async () => {
+  it('a canary in valuesContent, in a values Secret and as a set string is installed, yet appears in no workflow history', async () => {
     const canaryInline = `canary-inline-${randomBytes(12).toString('hex')}`;
     const canarySecret = `canary-secret-${randomBytes(12).toString('hex')}`;
+    const canarySet = `canary-set-${randomBytes(12).toString('hex')}`;
     const ns = await freshNamespace('canary');
     await clients().core.createNamespacedSecret({
       namespace: ns,
@@ -43,23 +44,27 @@ describe('secrets never reach Temporal', () => {
         chartContent: chart.chartContent,
         valuesContent: `token: ${canaryInline}\n`,
         valuesSecrets: [{ name: 'db', keys: ['values.yaml'] }],
+        set: { 'auth.token': canarySet, replicas: 2 },
       }),
     );
     await chartInstalled(ns, 'secretive');
     // The values did reach helm, so a missing canary below means it was kept out, not never sent.
     expect(await releaseValues(ns, 'secretive')).toEqual(
-      expect.objectContaining({ token: canaryInline, password: canarySecret }),
+      expect.objectContaining({ token: canaryInline, password: canarySecret, auth: { token: canarySet } }),
     );
-    // Nor are they in the Job's args or env.
+    // Nor are they in the Job's args or env (where the typed set entry is, as k3s passes it).
     const job = kubectl(['get', 'job', 'helm-install-secretive', '-n', ns, '-o', 'json']).stdout;
-    expect(job).not.toContain(canaryInline);
-    expect(job).not.toContain(canarySecret);
+    expect(job).toContain('replicas=2');
+    for (const canary of [canaryInline, canarySecret, canarySet]) expect(job).not.toContain(canary);
+    const pods = kubectl(['get', 'pods', '-n', ns, '-l', 'job-name=helm-install-secretive', '-o', 'json']).stdout;
+    expect(pods).toContain('auth.token=values/set-001');
+    for (const canary of [canaryInline, canarySecret, canarySet]) expect(pods).not.toContain(canary);
 
     const histories = await allHistoryBytes();
     expect(histories.length).toBeGreaterThan(0);
     const everything = Buffer.concat(histories);
     expect(everything.includes(Buffer.from('helm-install-secretive'))).toBe(true);
-    for (const canary of [canaryInline, canarySecret]) {
+    for (const canary of [canaryInline, canarySecret, canarySet]) {
       expect(everything.includes(Buffer.from(canary))).toBe(false);
       expect(everything.includes(Buffer.from(Buffer.from(canary).toString('base64')))).toBe(false);
     }

@@ -30,8 +30,8 @@ describe('install command line', () => {
       '5m0s',
       '--values',
       'values/values-001-HelmChart-valuesContent.yaml',
-      '--set-string',
-      'ui.message=hello',
+      '--set-file',
+      'ui.message=values/set-001',
     ]);
   });
 
@@ -178,7 +178,7 @@ describe('install command line', () => {
 
     it('come before the set entries, so set wins', () => {
       const a = args({ ...spec, set: { k: 'v' } }, config, secrets);
-      expect(a.lastIndexOf('--values')).toBeLessThan(a.indexOf('--set-string'));
+      expect(a.lastIndexOf('--values')).toBeLessThan(a.indexOf('--set-file'));
     });
 
     it('never carry a value in the arguments', () => {
@@ -201,15 +201,25 @@ describe('install command line', () => {
         'b=NULL',
         '--set',
         'c=False',
-        '--set-string',
-        'd=1',
-        '--set-string',
-        'e=1.5',
+        '--set-file',
+        'd=values/set-001',
+        '--set-file',
+        'e=values/set-002',
         '--set',
         'm=true',
-        '--set-string',
-        'z=text',
+        '--set-file',
+        'z=values/set-003',
       ]);
+    });
+
+    it('put their strings in the values Secret beside the values files, and nowhere in the Job', () => {
+      const objects = buildInstall({
+        chart: helmChart({ chart: oci, valuesContent: 'a: 1\n', set: { z: 'text-canary', n: 2 } }),
+      });
+      const data = objects.valuesSecret.data ?? {};
+      expect(Object.keys(data)).toEqual(['values-001-HelmChart-valuesContent.yaml', 'set-001']);
+      expect(Buffer.from(data['set-001'] ?? '', 'base64').toString('utf8')).toBe('text-canary');
+      expect(JSON.stringify(objects.job)).not.toContain('text-canary');
     });
   });
 });

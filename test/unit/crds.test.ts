@@ -154,11 +154,25 @@ describe('HelmChart CRD', () => {
     expect(rules?.[0]?.rule).toBe('self.size() <= 1398100');
   });
 
-  it('limits the name to 53 characters at the root, where CEL sees metadata.name', () => {
+  it('limits the name to 50 characters at the root, where CEL sees metadata.name (see name-limits.test.ts)', () => {
     const rules = version?.schema.openAPIV3Schema['x-kubernetes-validations'] ?? [];
     expect(rules).toEqual([
-      { rule: 'self.metadata.name.size() <= 53', message: expect.stringContaining('53') as string },
+      {
+        rule: 'oldSelf.hasValue() || self.metadata.name.size() <= 50',
+        message: expect.stringContaining('at most 50') as string,
+        optionalOldSelf: true,
+      },
     ]);
+  });
+
+  it('refuses credentials in repo and chart URLs, of any scheme', () => {
+    for (const name of ['repo', 'chart']) {
+      const rules = field(specOf('helm.k3sm.io', 'chart'), name)['x-kubernetes-validations'] ?? [];
+      expect(rules).toContainEqual({
+        rule: "!self.matches(r'^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*@')",
+        message: expect.stringContaining(`spec.${name} must not carry credentials`) as string,
+      });
+    }
   });
 
   it('checks timeout as a positive Go duration', () => {

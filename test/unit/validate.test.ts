@@ -143,12 +143,34 @@ describe('validateHelmChart', () => {
     expect(refusal?.message).toMatch(message);
   });
 
-  it('refuses a name over 53 characters, the Helm release limit', () => {
-    expect(validateHelmChart(helmChart(oci, { name: 'a'.repeat(53) }))).toBeUndefined();
-    expect(validateHelmChart(helmChart(oci, { name: 'a'.repeat(54) }))).toEqual({
+  it('refuses a name over 50 characters, where helm-install-<name> outgrows a label (name-limits.test.ts)', () => {
+    expect(validateHelmChart(helmChart(oci, { name: 'a'.repeat(50) }))).toBeUndefined();
+    expect(validateHelmChart(helmChart(oci, { name: 'a'.repeat(51) }))).toEqual({
       reason: Reason.NameTooLong,
-      message: expect.stringContaining('at most 53 characters') as string,
+      message: expect.stringContaining('at most 50 characters') as string,
     });
+  });
+
+  const withCredentials: [string, HelmChartSpec, string][] = [
+    ['user and token in an https repo', { repo: 'https://user:token@charts.example.com', chart: 'c' }, 'spec.repo'],
+    ['a user alone in a repo', { repo: 'https://token@charts.example.com/x', chart: 'c' }, 'spec.repo'],
+    ['credentials in an oci chart', { chart: 'oci://user:token@registry.example.com/charts/c' }, 'spec.chart'],
+    ['credentials in an https chart', { chart: 'HTTPS://u:p@charts.example.com/c-1.0.0.tgz' }, 'spec.chart'],
+    ['credentials in another scheme', { repo: 's3://key:secret@bucket/charts', chart: 'c' }, 'spec.repo'],
+  ];
+  it.each(withCredentials)('refuses %s (CredentialsInURL)', (_, spec, field) => {
+    const refusal = helmChartProblems(helmChart(spec)).find((p) => p.reason === Reason.CredentialsInURL);
+    expect(refusal?.message).toContain(`${field} must not carry credentials`);
+    expect(refusal?.message).toContain('spec.authSecret');
+    expect(refusal?.message).not.toMatch(/token|secret@/u);
+  });
+
+  it.each([
+    ['an @ in an oci digest', { chart: 'oci://registry.example.com/charts/c@sha256:0123abcd' }],
+    ['an @ in a path', { repo: 'https://charts.example.com/team@corp', chart: 'c' }],
+    ['an @ in a query', { chart: 'https://charts.example.com/c.tgz?by=a@b' }],
+  ])('accepts %s, which is no userinfo', (_, spec: HelmChartSpec) => {
+    expect(helmChartProblems(helmChart(spec)).map((p) => p.reason)).not.toContain(Reason.CredentialsInURL);
   });
 
   it('reports InsecureRepo first when there is more than one problem', () => {
