@@ -26,8 +26,11 @@ export interface WorkerConfig {
  * this one once restarted). The Job itself keeps running in the cluster, so nothing is lost.
  */
 export const SHUTDOWN_GRACE_SECONDS = 10;
-/** The hard bound: after this the worker gives up on a clean shutdown and the process exits anyway. */
-export const SHUTDOWN_FORCE_SECONDS = 25;
+/**
+ * The hard bound: after this the worker gives up on a clean shutdown; the process exits 5 s later at most
+ * (src/app/run.ts), inside Kubernetes's default 30 s termination grace.
+ */
+export const SHUTDOWN_FORCE_SECONDS = 20;
 
 /**
  * A worker running the chart workflows and their activities. Any number may run: Temporal spreads the charts.
