@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import { ChartController } from '../controller/chart-controller.js';
 import {
@@ -11,6 +12,7 @@ import { ensureDigestKey } from '../kube/digest-key.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
 import { LeaderElector } from '../kube/leader-election.js';
 import { buildOptionsOf, type Settings } from './settings.js';
+import { pause } from './pause.js';
 import { temporalClient } from './temporal.js';
 
 export interface ControllerHooks {
@@ -18,6 +20,38 @@ export interface ControllerHooks {
   onSignalError?: (err: unknown) => void;
   onWatchEvent?: (kind: string) => void;
   onLeading?: (leading: boolean) => void;
+  /** Why the controller is not ready (undefined once it is), each time that may have changed. */
+  onReadiness?: (notReady: string | undefined) => void;
+}
+
+/** How often the controller checks that its Temporal namespace answers: soon while it does not, then slowly. */
+const TEMPORAL_RETRY_MS = 2_000;
+const TEMPORAL_RECHECK_MS = 15_000;
+
+/** Checks that the Temporal namespace answers until `stop`, reporting each change. */
+async function watchTemporal(
+  temporal: Client,
+  settings: Settings,
+  log: Logger,
+  stop: AbortSignal,
+  report: (notReady: string | undefined) => void,
+): Promise<void> {
+  let last: string | undefined = 'unchecked';
+  while (!stop.aborted) {
+    let now: string | undefined;
+    try {
+      await temporal.workflowService.describeNamespace({ namespace: settings.temporalNamespace });
+      now = undefined;
+    } catch (err) {
+      now = `Temporal namespace ${settings.temporalNamespace} at ${settings.temporalAddress} does not answer: ${(err as Error).message}`;
+    }
+    if (now !== last) {
+      if (now !== undefined) log.warn(now);
+      report(now);
+      last = now;
+    }
+    await pause(now === undefined ? TEMPORAL_RECHECK_MS : TEMPORAL_RETRY_MS, stop);
+  }
 }
 
 /**
@@ -39,11 +73,23 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
   log.info({ kubeconfig: kube.description }, 'kubeconfig chosen');
   const kc = kube.kubeConfig;
   const temporal = temporalClient(settings);
+  let temporalState: string | undefined = `connecting to Temporal at ${settings.temporalAddress}`;
+  let leadingState: string | undefined;
+  // Ready: the Temporal namespace answers and, when leading, the watches have started. A standby (another
+  // replica holds the Lease) is ready: it has nothing to start until it leads, and a rollout must not wait on it.
+  const publish = () => hooks.onReadiness?.(temporalState ?? leadingState);
+  publish();
+  const temporalWatch = watchTemporal(temporal, settings, log, stop, (notReady) => {
+    temporalState = notReady;
+    publish();
+  });
   let active: { controller: ChartController; manifests: ManifestDirectory | undefined } | undefined;
   let transition: Promise<void> = Promise.resolve();
 
   const lead = async () => {
     log.info('leading: starting the chart controller');
+    leadingState = 'leading: starting the watches';
+    publish();
     await ensureCrds(kc, settings.group);
     const digestKey = await ensureDigestKey(kc, settings.leaseNamespace, log, stop);
     const controller = new ChartController({
@@ -77,11 +123,15 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       }
     }
     active = { controller, manifests };
+    leadingState = undefined;
+    publish();
     hooks.onLeading?.(true);
   };
   const unlead = async () => {
     const current = active;
     active = undefined;
+    leadingState = undefined;
+    publish();
     hooks.onLeading?.(false);
     if (current === undefined) return;
     log.info('no longer leading: stopping the chart controller');
@@ -104,6 +154,8 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       } catch (err) {
         log.warn({ err: (err as Error).message }, 'could not start leading; retrying');
         await unlead();
+        leadingState = `leading, but the watches could not start: ${(err as Error).message}`;
+        publish();
         await new Promise((resolve) => setTimeout(resolve, 2_000));
         if (stop.aborted || (elector !== undefined && !elector.isLeader)) return;
       }
@@ -141,4 +193,6 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
   await elector?.stop();
   queue(unlead);
   await transition;
+  await temporalWatch;
+  await temporal.connection.close();
 }

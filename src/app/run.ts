@@ -5,19 +5,28 @@ import { installWorkerMetrics, withWorkerMetrics } from '../observability/worker
 import { runController } from './controller-process.js';
 import type { Settings } from './settings.js';
 import { runWorker } from './worker-process.js';
+import { SHUTDOWN_FORCE_SECONDS } from '../worker/worker.js';
 
 export type Role = 'controller' | 'worker' | 'run';
 
+/** Beyond the worker's own forced shutdown, the process exits regardless: nothing may hold it up for ever. */
+const EXIT_BOUND_SECONDS = SHUTDOWN_FORCE_SECONDS + 5;
+
 /**
- * Runs the chosen roles until SIGTERM/SIGINT, then shuts each down gracefully. Serves /metrics, /healthz and
- * /readyz (ready once the controller has started campaigning and the worker polls).
+ * Runs the chosen roles until SIGTERM/SIGINT, then shuts each down gracefully, exiting within EXIT_BOUND_SECONDS.
+ * Serves /metrics, /healthz and /readyz: ready once the controller reaches its Temporal namespace (and has
+ * started its watches when it leads) and the worker polls; until then /readyz names what each waits for.
  */
 export async function runRoles(role: Role, settings: Settings, log: Logger): Promise<void> {
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      log.info({ signal }, 'shutting down');
+      log.info({ signal, exitWithinSeconds: EXIT_BOUND_SECONDS }, 'shutting down');
       stop.abort();
+      setTimeout(() => {
+        log.error({ seconds: EXIT_BOUND_SECONDS }, 'shutdown took too long; exiting');
+        process.exit(1);
+      }, EXIT_BOUND_SECONDS * 1000).unref();
     });
   }
   const withController = role !== 'worker';
@@ -29,9 +38,15 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
     health = await HealthServer.start({ port: settings.httpPort, host: settings.httpHost, registry });
     log.info({ url: health.url }, 'serving /metrics, /healthz and /readyz');
   }
-  let workerRunning = !withWorker;
-  const markReady = () => health?.setReady(workerRunning, workerRunning ? 'ready' : 'worker not connected to Temporal');
-  markReady();
+  const waiting = new Map<string, string>();
+  const readiness = (part: 'controller' | 'worker', notReady: string | undefined) => {
+    if (notReady === undefined) waiting.delete(part);
+    else waiting.set(part, notReady);
+    const reasons = [...waiting].map(([who, why]) => `${who}: ${why}`);
+    health?.setReady(reasons.length === 0, reasons.join('; '));
+  };
+  if (withController) readiness('controller', 'starting');
+  if (withWorker) readiness('worker', 'starting');
   const tasks: Promise<void>[] = [];
   if (withController) {
     tasks.push(
@@ -48,14 +63,21 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
         onLeading: (leading) => {
           setLeader(leading);
         },
+        onReadiness: (notReady) => {
+          readiness('controller', notReady);
+        },
       }),
     );
   }
   if (withWorker) {
     tasks.push(
-      runWorker(settings, log.child({ role: 'worker' }), stop.signal, () => {
-        workerRunning = true;
-        markReady();
+      runWorker(settings, log.child({ role: 'worker' }), stop.signal, {
+        onRunning: () => {
+          readiness('worker', undefined);
+        },
+        onNotReady: (reason) => {
+          readiness('worker', reason);
+        },
       }),
     );
   }

@@ -3,13 +3,25 @@ import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE, type BuildOptions } from '../b
 import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../kube/leader-election.js';
 import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
 
+/** How the connection to Temporal is secured; connectionOptionsOf (temporal.ts) checks the combination. */
+export interface TemporalTlsSettings {
+  /** true/false when set, undefined when not: TLS is then on exactly when something below asks for it. */
+  enabled: boolean | undefined;
+  cert: string | undefined;
+  key: string | undefined;
+  ca: string | undefined;
+  serverName: string | undefined;
+}
+
 /** Everything a helmflow process is configured with; each has a flag and an environment variable. */
 export interface Settings {
   group: ApiGroup;
   kubeconfig: string | undefined;
   temporalAddress: string;
   temporalNamespace: string;
-  temporalTls: { cert: string | undefined; key: string | undefined; ca: string | undefined };
+  temporalTls: TemporalTlsSettings;
+  /** A Temporal Cloud API key (sent as a bearer token, over TLS only); never logged. */
+  temporalApiKey: string | undefined;
   taskQueue: string;
   leaseNamespace: string;
   leaseName: string;
@@ -53,6 +65,24 @@ export const settingSpecs = [
   },
   { flag: '--temporal-tls-key <path>', env: 'TEMPORAL_TLS_KEY', def: '', help: 'client key for Temporal mTLS' },
   { flag: '--temporal-tls-ca <path>', env: 'TEMPORAL_TLS_CA', def: '', help: 'CA of the Temporal server' },
+  {
+    flag: '--temporal-tls <true|false>',
+    env: 'TEMPORAL_TLS',
+    def: '',
+    help: 'TLS to Temporal; true alone trusts the system CAs (default: on when a cert, CA, server name or API key is set)',
+  },
+  {
+    flag: '--temporal-tls-server-name <name>',
+    env: 'TEMPORAL_TLS_SERVER_NAME',
+    def: '',
+    help: 'server name expected in the Temporal server certificate',
+  },
+  {
+    flag: '--temporal-api-key <key>',
+    env: 'TEMPORAL_API_KEY',
+    def: '',
+    help: 'Temporal Cloud API key (prefer the variable: flags show in ps); implies TLS',
+  },
   {
     flag: '--task-queue <name>',
     env: 'HELMFLOW_TASK_QUEUE',
@@ -154,6 +184,8 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   const apiServerPort = value('--api-server-port <port>');
   const activitySlots = wholeNumber('--activity-slots <n>', 1, 'a whole number of at least 1');
   const tuning = value('--tuning <json>');
+  const tls = value('--temporal-tls <true|false>');
+  if (!['', 'true', 'false'].includes(tls)) throw new Error(`--temporal-tls must be true or false, not ${tls}`);
   const orUndefined = (v: string) => (v === '' ? undefined : v);
   return {
     group,
@@ -164,7 +196,10 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
       cert: orUndefined(value('--temporal-tls-cert <path>')),
       key: orUndefined(value('--temporal-tls-key <path>')),
       ca: orUndefined(value('--temporal-tls-ca <path>')),
+      serverName: orUndefined(value('--temporal-tls-server-name <name>')),
+      enabled: tls === '' ? undefined : tls === 'true',
     },
+    temporalApiKey: orUndefined(value('--temporal-api-key <key>')),
     taskQueue: value('--task-queue <name>'),
     leaseNamespace: value('--lease-namespace <ns>'),
     leaseName: value('--lease-name <name>'),

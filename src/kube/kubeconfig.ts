@@ -4,13 +4,19 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 
 /**
- * Where the controller's and the worker's KubeConfig comes from (seed 002's chain, with the two arms a server
- * needs in front): in-cluster, else an explicit path, else $KUBECONFIG, else k3s's default, else ~/.kube/config.
- * First match wins. An explicit choice that cannot be honoured (a flag or $KUBECONFIG naming no file) is an
- * error rather than a silent fall-through, so an operator's setting is never quietly ignored.
+ * Where the controller's and the worker's KubeConfig comes from: what the operator set wins, then what the
+ * machine offers. An explicit path (--kubeconfig / HELMFLOW_KUBECONFIG), else $KUBECONFIG, else the pod's
+ * in-cluster service account, else k3s's default, else ~/.kube/config. First match wins, and the caller logs the
+ * description. An explicit choice that cannot be honoured (a flag or $KUBECONFIG naming no file) is an error
+ * rather than a silent fall-through, so an operator's setting is never quietly ignored.
  */
 
 export const IN_CLUSTER_SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/**
+ * Moves the in-cluster arm's service-account directory. For tests only: a process can then be shown a pod's
+ * identity and a --kubeconfig at once, which no real pod needs.
+ */
+export const SERVICE_ACCOUNT_DIR_ENV = 'HELMFLOW_TEST_SERVICE_ACCOUNT_DIR';
 export const K3S_KUBECONFIG = '/etc/rancher/k3s/k3s.yaml';
 
 export type KubeConfigSourceKind = 'in-cluster' | 'flag' | 'KUBECONFIG' | 'k3s' | 'home';
@@ -18,7 +24,7 @@ export type KubeConfigSourceKind = 'in-cluster' | 'flag' | 'KUBECONFIG' | 'k3s' 
 export interface KubeConfigSources {
   /** The --kubeconfig flag, if given. */
   explicitPath?: string | undefined;
-  /** Defaults to process.env; read for KUBECONFIG and KUBERNETES_SERVICE_HOST/PORT. */
+  /** Defaults to process.env; read for KUBECONFIG, KUBERNETES_SERVICE_HOST/PORT and SERVICE_ACCOUNT_DIR_ENV. */
   env?: NodeJS.ProcessEnv;
   /** Where the pod's ServiceAccount files are mounted; injectable for tests. */
   serviceAccountDir?: string;
@@ -39,12 +45,11 @@ export interface ResolvedKubeConfig {
 
 export function resolveKubeConfig(sources: KubeConfigSources = {}): ResolvedKubeConfig {
   const env = sources.env ?? process.env;
-  const saDir = sources.serviceAccountDir ?? IN_CLUSTER_SERVICE_ACCOUNT_DIR;
+  const movedSaDir = env[SERVICE_ACCOUNT_DIR_ENV];
+  const saDir =
+    sources.serviceAccountDir ??
+    (movedSaDir !== undefined && movedSaDir !== '' ? movedSaDir : IN_CLUSTER_SERVICE_ACCOUNT_DIR);
   const tried: string[] = [];
-
-  const inCluster = inClusterConfig(saDir, env);
-  if (inCluster !== undefined) return inCluster;
-  tried.push(`in-cluster (${saDir} with KUBERNETES_SERVICE_HOST/PORT)`);
 
   if (sources.explicitPath !== undefined && sources.explicitPath !== '') {
     const file = sources.explicitPath;
@@ -62,6 +67,10 @@ export function resolveKubeConfig(sources: KubeConfigSources = {}): ResolvedKube
     return fromFiles('KUBECONFIG', present, `$KUBECONFIG ${present.join(path.delimiter)}`);
   }
   tried.push('$KUBECONFIG (not set)');
+
+  const inCluster = inClusterConfig(saDir, env);
+  if (inCluster !== undefined) return inCluster;
+  tried.push(`in-cluster (${saDir} with KUBERNETES_SERVICE_HOST/PORT)`);
 
   const k3s = sources.k3sPath ?? K3S_KUBECONFIG;
   if (existsSync(k3s)) return fromFiles('k3s', [k3s], `k3s default ${k3s}`);

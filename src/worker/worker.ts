@@ -21,6 +21,18 @@ export interface WorkerConfig {
 }
 
 /**
+ * A stopping worker polls no more and gives running activities this long to finish; then it cancels them (a Job
+ * wait hands its chart back: the attempt fails as cancelled and Temporal retries it on another worker, or on
+ * this one once restarted). The Job itself keeps running in the cluster, so nothing is lost.
+ */
+export const SHUTDOWN_GRACE_SECONDS = 10;
+/**
+ * The hard bound: after this the worker gives up on a clean shutdown; the process exits 5 s later at most
+ * (src/app/run.ts), inside Kubernetes's default 30 s termination grace.
+ */
+export const SHUTDOWN_FORCE_SECONDS = 20;
+
+/**
  * A worker running the chart workflows and their activities. Any number may run: Temporal spreads the charts.
  * On shutdown it stops polling, lets running activities finish within the grace time, then closes.
  */
@@ -39,7 +51,8 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : { workflowsPath }),
     activities,
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 500,
-    shutdownGraceTime: '10 seconds',
+    shutdownGraceTime: `${SHUTDOWN_GRACE_SECONDS} seconds`,
+    shutdownForceTime: `${SHUTDOWN_FORCE_SECONDS} seconds`,
   });
   return {
     worker,

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { resolveKubeConfig, type KubeConfigSources } from '../../src/kube/kubeconfig.js';
+import { resolveKubeConfig, SERVICE_ACCOUNT_DIR_ENV, type KubeConfigSources } from '../../src/kube/kubeconfig.js';
 
 // Each arm of the chain gets a file naming a different server, so the test sees which arm won.
 function kubeconfigFile(file: string, server: string, context = 'ctx'): string {
@@ -21,7 +21,7 @@ function kubeconfigFile(file: string, server: string, context = 'ctx'): string {
   return file;
 }
 
-describe('the kubeconfig chain: in-cluster, flag, $KUBECONFIG, k3s, ~/.kube/config', () => {
+describe('the kubeconfig chain: flag, $KUBECONFIG, in-cluster, k3s, ~/.kube/config', () => {
   let root: string;
   let saDir: string;
   let k3sPath: string;
@@ -61,12 +61,37 @@ describe('the kubeconfig chain: in-cluster, flag, $KUBECONFIG, k3s, ~/.kube/conf
     env: { ...inClusterEnv, KUBECONFIG: envPath },
     ...over,
   });
+  const none = () => path.join(root, 'none');
 
-  it('prefers the in-cluster service account when its files and the service env are present', () => {
+  // Each row takes away the arms before the expected one; every arm after it stays present, so the row fails
+  // if a later arm is put in front.
+  it.each<[string, () => Partial<KubeConfigSources>, string, string]>([
+    ['the flag over everything, in-cluster included', () => ({}), 'flag', 'https://flag:6443'],
+    ['$KUBECONFIG over in-cluster', () => ({ explicitPath: undefined }), 'KUBECONFIG', 'https://env:6443'],
+    ['$KUBECONFIG when the flag is empty', () => ({ explicitPath: '' }), 'KUBECONFIG', 'https://env:6443'],
+    [
+      'in-cluster over k3s and home',
+      () => ({ explicitPath: undefined, env: inClusterEnv }),
+      'in-cluster',
+      'https://10.43.0.1:443',
+    ],
+    ['k3s when not in a pod (no service env)', () => ({ explicitPath: undefined, env: {} }), 'k3s', 'https://k3s:6443'],
+    [
+      'k3s when the token file is missing',
+      () => ({ explicitPath: undefined, env: inClusterEnv, serviceAccountDir: none() }),
+      'k3s',
+      'https://k3s:6443',
+    ],
+  ])('takes %s', (_, over, source, server) => {
     writeAll();
-    const resolved = resolveKubeConfig(sources());
-    expect(resolved.source).toBe('in-cluster');
-    expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://10.43.0.1:443');
+    const resolved = resolveKubeConfig(sources(over()));
+    expect(resolved.source).toBe(source);
+    expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe(server);
+  });
+
+  it('reads the pod identity in-cluster: the CA file, the namespace, and names the directory', () => {
+    writeAll();
+    const resolved = resolveKubeConfig(sources({ explicitPath: undefined, env: inClusterEnv }));
     expect(resolved.kubeConfig.getCurrentCluster()?.caFile).toBe(path.join(saDir, 'ca.crt'));
     expect(resolved.kubeConfig.getContextObject(resolved.kubeConfig.getCurrentContext())?.namespace).toBe(
       'kube-system',
@@ -74,52 +99,36 @@ describe('the kubeconfig chain: in-cluster, flag, $KUBECONFIG, k3s, ~/.kube/conf
     expect(resolved.description).toContain(saDir);
   });
 
+  it('finds the service-account directory named by the test-only variable when none is passed', () => {
+    writeAll();
+    const resolved = resolveKubeConfig({
+      env: { ...inClusterEnv, [SERVICE_ACCOUNT_DIR_ENV]: saDir },
+      k3sPath,
+      homeDir,
+    });
+    expect(resolved).toEqual(expect.objectContaining({ source: 'in-cluster', location: saDir }));
+  });
+
   it('brackets an IPv6 service host', () => {
     writeAll();
     const resolved = resolveKubeConfig(
-      sources({ env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' } }),
+      sources({ explicitPath: undefined, env: { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '443' } }),
     );
     expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://[fd00::1]:443');
   });
 
-  it('is not in-cluster without the service env, even with the files present', () => {
+  it('names the flag it took', () => {
     writeAll();
-    const resolved = resolveKubeConfig(sources({ env: { KUBECONFIG: envPath } }));
-    expect(resolved.source).toBe('flag');
-  });
-
-  it('is not in-cluster without the token file', () => {
-    writeAll();
-    rmSync(path.join(saDir, 'token'));
-    expect(resolveKubeConfig(sources()).source).toBe('flag');
-  });
-
-  it('takes the explicit path next, and names it', () => {
-    writeAll();
-    rmSync(saDir, { recursive: true });
     const resolved = resolveKubeConfig(sources());
     expect(resolved).toEqual(expect.objectContaining({ source: 'flag', location: flagPath }));
-    expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://flag:6443');
     expect(resolved.description).toContain(`--kubeconfig ${flagPath}`);
   });
 
-  it('refuses an explicit path that does not exist instead of falling through', () => {
+  it('refuses an explicit path that does not exist instead of falling through, even in a pod', () => {
     writeAll();
-    expect(() =>
-      resolveKubeConfig(
-        sources({ serviceAccountDir: path.join(root, 'none'), explicitPath: path.join(root, 'missing.yaml') }),
-      ),
-    ).toThrow(/--kubeconfig does not exist: .*missing\.yaml/);
-  });
-
-  it('takes $KUBECONFIG next', () => {
-    writeAll();
-    const resolved = resolveKubeConfig(
-      sources({ serviceAccountDir: path.join(root, 'none'), explicitPath: undefined }),
+    expect(() => resolveKubeConfig(sources({ explicitPath: path.join(root, 'missing.yaml') }))).toThrow(
+      /--kubeconfig does not exist: .*missing\.yaml/,
     );
-    expect(resolved.source).toBe('KUBECONFIG');
-    expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://env:6443');
-    expect(resolved.description).toContain('$KUBECONFIG');
   });
 
   it('merges a $KUBECONFIG list like kubectl: the first current-context wins, missing entries are skipped', () => {
@@ -127,40 +136,28 @@ describe('the kubeconfig chain: in-cluster, flag, $KUBECONFIG, k3s, ~/.kube/conf
     const second = kubeconfigFile(path.join(root, 'second.yaml'), 'https://second:6443', 'second');
     const list = [path.join(root, 'absent.yaml'), envPath, second].join(path.delimiter);
     const resolved = resolveKubeConfig(
-      sources({ serviceAccountDir: path.join(root, 'none'), explicitPath: undefined, env: { KUBECONFIG: list } }),
+      sources({ explicitPath: undefined, env: { ...inClusterEnv, KUBECONFIG: list } }),
     );
     expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://env:6443');
     expect(resolved.kubeConfig.getContexts().map((c) => c.name)).toEqual(['ctx', 'second']);
     expect(resolved.location).toBe([envPath, second].join(path.delimiter));
+    expect(resolved.description).toContain('$KUBECONFIG');
   });
 
-  it('refuses a $KUBECONFIG that names no existing file', () => {
+  it('refuses a $KUBECONFIG that names no existing file, even in a pod', () => {
     writeAll();
     expect(() =>
       resolveKubeConfig(
-        sources({
-          serviceAccountDir: path.join(root, 'none'),
-          explicitPath: undefined,
-          env: { KUBECONFIG: path.join(root, 'nope.yaml') },
-        }),
+        sources({ explicitPath: undefined, env: { ...inClusterEnv, KUBECONFIG: path.join(root, 'nope.yaml') } }),
       ),
     ).toThrow(/KUBECONFIG names no existing file/);
-  });
-
-  it('takes k3s.yaml next', () => {
-    writeAll();
-    const resolved = resolveKubeConfig(
-      sources({ serviceAccountDir: path.join(root, 'none'), explicitPath: undefined, env: {} }),
-    );
-    expect(resolved).toEqual(expect.objectContaining({ source: 'k3s', location: k3sPath }));
-    expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://k3s:6443');
   });
 
   it('takes ~/.kube/config last', () => {
     writeAll();
     rmSync(k3sPath);
     const resolved = resolveKubeConfig(
-      sources({ serviceAccountDir: path.join(root, 'none'), explicitPath: '', env: { KUBECONFIG: '' } }),
+      sources({ serviceAccountDir: none(), explicitPath: '', env: { ...inClusterEnv, KUBECONFIG: '' } }),
     );
     expect(resolved.source).toBe('home');
     expect(resolved.kubeConfig.getCurrentCluster()?.server).toBe('https://home:6443');
@@ -169,7 +166,7 @@ describe('the kubeconfig chain: in-cluster, flag, $KUBECONFIG, k3s, ~/.kube/conf
 
   it('fails naming every place it looked when nothing is found', () => {
     expect(() => resolveKubeConfig(sources({ explicitPath: undefined, env: {} }))).toThrow(
-      new RegExp(`no kubeconfig found.*${k3sPath}.*${path.join(homeDir, '.kube', 'config')}`),
+      new RegExp(`no kubeconfig found.*in-cluster.*${k3sPath}.*${path.join(homeDir, '.kube', 'config')}`),
     );
   });
 });
