@@ -47,6 +47,7 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
         },
         onLeading: (leading) => {
           setLeader(leading);
+          log.info({ role: 'controller' }, leading ? 'leading' : 'not leading');
         },
       }),
     );
