@@ -279,5 +279,5 @@ describe('the image of the Dockerfile, laid out without Docker', () => {
     // The image's user owns nothing under WORKDIR: a process that wrote there would fail in the container.
     expect(tree(app)).toEqual(before);
     // Two offline installs and a TypeScript build come first: minutes on a shared machine.
-  }, 600_000);
+  }, 900_000);
 });
