@@ -17,16 +17,23 @@ interface JestReport {
   testResults?: SuiteResult[];
 }
 
-const path = process.argv[2];
-if (path === undefined) throw new Error('usage: ci-summary <jest-report.json>');
-const report = JSON.parse(readFileSync(path, 'utf8')) as JestReport;
-for (const suite of report.testResults ?? []) {
-  const tests = suite.assertionResults ?? [];
-  if (suite.status === 'failed' && tests.length === 0) {
-    console.log(`FAILED suite ${suite.name}: ${(suite.message ?? '').split('\n')[0] ?? ''}`);
-  }
-  for (const test of tests) {
-    if (test.status === 'failed') console.log(`FAILED ${suite.name} › ${test.fullName}`);
+// Several reports (one per Node the suites ran on) add up to one closing line.
+const paths = process.argv.slice(2);
+if (paths.length === 0) throw new Error('usage: ci-summary <jest-report.json>...');
+let passed = 0;
+let failed = 0;
+for (const path of paths) {
+  const report = JSON.parse(readFileSync(path, 'utf8')) as JestReport;
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  for (const suite of report.testResults ?? []) {
+    const tests = suite.assertionResults ?? [];
+    if (suite.status === 'failed' && tests.length === 0) {
+      console.log(`FAILED suite ${suite.name}: ${(suite.message ?? '').split('\n')[0] ?? ''}`);
+    }
+    for (const test of tests) {
+      if (test.status === 'failed') console.log(`FAILED ${suite.name} › ${test.fullName}`);
+    }
   }
 }
-console.log(`${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+console.log(`${String(passed)} passed, ${String(failed)} failed`);

@@ -62,6 +62,7 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
         },
         onLeading: (leading) => {
           setLeader(leading);
+          log.info({ role: 'controller' }, leading ? 'leading' : 'not leading');
         },
         onReadiness: (notReady) => {
           readiness('controller', notReady);

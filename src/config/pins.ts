@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,16 @@ export interface Pins {
   helm: string;
 }
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The nearest directory above `from` with a package.json: the sources run from it, the compiled code from dist/ in it. */
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+    if (dir === path.dirname(dir)) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+/** The repository (or the image's /app): where package.json, tools/pins.json and node_modules are. */
+export const repoRoot = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
 
 export function readPins(): Pins {
   return JSON.parse(readFileSync(path.join(repoRoot, 'tools', 'pins.json'), 'utf8')) as Pins;

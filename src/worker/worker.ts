@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createActivities } from '../../activities/index.js';
 import type { ApiGroup } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
-import { workflowsPath } from './workflows-path.js';
+import { workflowSource } from './workflows-path.js';
 
 export interface WorkerConfig {
   connection: NativeConnection;
@@ -48,7 +48,7 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     connection,
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
-    ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : { workflowsPath }),
+    ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : workflowSource()),
     activities,
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 500,
     shutdownGraceTime: `${SHUTDOWN_GRACE_SECONDS} seconds`,

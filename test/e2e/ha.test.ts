@@ -27,7 +27,8 @@ describe('two controllers', () => {
     try {
       await first.printed('leading');
       const leadership: boolean[] = [];
-      running.push(startController(settings, { onLeading: (leading) => leadership.push(leading) }));
+      const second = startController(settings, { onLeading: (leading) => leadership.push(leading) });
+      running.push(second);
 
       const ns = await freshNamespace('failover');
       apply(helmChart(ns, 'before', { chartContent: chart.chartContent }));
@@ -42,7 +43,7 @@ describe('two controllers', () => {
       await waitFor('the second controller to lead', () => leadership.at(-1) === true, { timeoutMs: 40_000 });
       const takeover = Date.now() - killedAt;
       const taken = await readLease(settings.leaseNamespace, settings.leaseName);
-      expect(taken.spec?.holderIdentity).toContain(`_${String(process.pid)}_`);
+      expect(taken.spec?.holderIdentity).toContain(`_${String(second.pid)}_`);
       expect(taken.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
 
       const appliedAt = Date.now();

@@ -1,12 +1,12 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { repoRoot } from '../../src/config/pins.js';
 import { get } from '../../src/devstack/http.js';
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { apply, chartInstalled, helmChart } from './support/helmcharts.js';
+import { helmflowCommand } from './support/helmflow-process.js';
 import { freshNamespace, kubeConfig } from './support/kube.js';
 import { testLayout } from './support/stack.js';
 
@@ -19,9 +19,7 @@ describe('the helmflow run process', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cli', 'main.ts'),
+        ...helmflowCommand(),
         'run',
         `--kubeconfig=${layout.adminKubeconfig}`,
         `--temporal-address=${layout.temporalAddress}`,

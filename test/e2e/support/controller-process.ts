@@ -7,6 +7,7 @@ import { serviceAccountKubeConfig } from '../../../src/kube/service-account.js';
 import { kubeConfig } from './kube.js';
 import { testLayout } from './stack.js';
 import { freePort } from '../../../src/devstack/free-port.js';
+import { helmflowCommand } from './helmflow-process.js';
 
 export interface ControllerProcess {
   pid: number;
@@ -21,7 +22,7 @@ export interface ControllerProcess {
 }
 
 /**
- * The real `helmflow controller` process (node --import tsx src/cli/main.ts, the image's command) against the
+ * The real `helmflow controller` process (the compiled CLI, the image's command) against the
  * test stack, acting only as the ServiceAccount `namespace/name`: its kubeconfig holds a TokenRequest token of
  * that account and nothing else, and no variable can give it another identity.
  */
@@ -40,9 +41,7 @@ export async function startControllerAs(
     env[variable] = undefined;
   }
   const args = [
-    '--import',
-    'tsx',
-    'src/cli/main.ts',
+    ...helmflowCommand(),
     'controller',
     '--kubeconfig',
     kubeconfigFile,
