@@ -41,6 +41,7 @@ describe('fuzz: generated HelmCharts and HelmChartConfigs applied with kubectl',
       expect(report.results).toHaveLength(count);
       expect({ seed, violations: report.violations }).toEqual({ seed, violations: [] });
     },
-    Math.ceil(count / batchSize) * (batchDeadlineMs + deleteDeadlineMs + 60_000),
+    // Per batch: its applies (slow on a loaded machine), the two deadlines, and the process checks.
+    Math.ceil(count / batchSize) * (batchDeadlineMs + deleteDeadlineMs + 240_000),
   );
 });

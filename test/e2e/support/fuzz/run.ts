@@ -202,8 +202,12 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzReport> {
   let batch = 0;
   for (const cases of generateCases(prng, options.sources, (b) => `fuzz-${seed}-${b}-${run}`, count, batchSize)) {
     const started = Date.now();
+    const before = violations.length;
     const batchResults = await runBatch(options, cases, violations);
     results.push(...batchResults);
+    // Each batch's table and violations as they come, so a run cut short still tells what it saw.
+    log(outcomeTable(seed, batchResults));
+    for (const violation of violations.slice(before)) log(`VIOLATION ${violation}`);
     log(
       `batch ${batch}: ${cases.length} charts in ${((Date.now() - started) / 1000).toFixed(0)} s; ${violations.length} violations so far`,
     );
