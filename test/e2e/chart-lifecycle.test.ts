@@ -23,7 +23,7 @@ async function events(namespace: string, name: string, reason: string) {
 }
 
 describe('a HelmChart kept installed by its workflow (real helm on the embedded stack)', () => {
-  it('installs, upgrades on a values change, and uninstalls on delete leaving nothing behind', async () => {
+  it('installs, upgrades on a values change, and uninstalls on delete: its ServiceAccount, ClusterRoleBinding, Secret and ConfigMap existed, then are gone', async () => {
     const ns = await freshNamespace('lifecycle');
     const target = `${ns}-apps`;
     apply(
@@ -43,6 +43,20 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     expect(releaseRevisions(target, 'hello').map((r) => r.status)).toEqual(['deployed']);
     const table = kubectl(['get', 'helmcharts.helm.k3sm.io', '-n', ns]).stdout;
     expect(table).toMatch(/hello\s.*helm-install-hello/);
+    // The install's identity and inputs exist under exactly these names, so "gone" below means removed, not
+    // never made under another name.
+    const { core, rbac, batch } = clients();
+    const account = await core.readNamespacedServiceAccount({ name: 'helm-hello', namespace: ns });
+    expect(account.metadata?.ownerReferences?.map((o) => o.uid)).toEqual([installed.metadata.uid]);
+    const binding = await rbac.readClusterRoleBinding({ name: `helm-${ns}-hello` });
+    expect(binding.roleRef.name).toBe('cluster-admin');
+    expect(binding.subjects).toEqual([
+      expect.objectContaining({ kind: 'ServiceAccount', name: 'helm-hello', namespace: ns }),
+    ]);
+    expect((await core.readNamespacedSecret({ name: 'chart-values-hello', namespace: ns })).data).toBeDefined();
+    expect((await core.readNamespacedConfigMap({ name: 'chart-content-hello', namespace: ns })).metadata?.name).toBe(
+      'chart-content-hello',
+    );
 
     // A values change reruns the install: helm history shows the new revision.
     apply(
@@ -67,7 +81,6 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
       timeoutMs: 120_000,
     });
     expect(helm(['status', 'hello', '-n', target]).status).not.toBe(0);
-    const { core, rbac, batch } = clients();
     const gone = async (read: () => Promise<unknown>) =>
       read().then(
         () => false,

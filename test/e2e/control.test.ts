@@ -1,14 +1,16 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { repoRoot, toolPaths } from '../../src/config/pins.js';
 import { waitFor } from '../../src/devstack/wait.js';
+import { isNotFound } from '../../src/kube/client.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartFailed, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { chartWorkflowStatus } from './support/observe.js';
 import { testLayout } from './support/stack.js';
 
-useHelmflow();
+const helmflow = useHelmflow();
 
 // With slow=true the chart holds a Deployment, which never becomes available here (no deployment controller):
 // `helm --wait` keeps the install running, so there is an attempt to cancel.
@@ -29,6 +31,18 @@ spec:
 `,
   },
 });
+
+interface Described {
+  workflowExecutionInfo: { status: string; execution: { runId: string } };
+}
+
+/** `temporal workflow describe` of the chart's workflow: its latest run, or the run `runId`. */
+function describeRun(workflowId: string, runId?: string): Described {
+  const run = runId === undefined ? [] : ['--run-id', runId];
+  return JSON.parse(
+    temporalCli(['workflow', 'describe', '--workflow-id', workflowId, ...run, '-o', 'json']),
+  ) as Described;
+}
 
 /** The pinned Temporal CLI against the test stack's server, as an operator would use it. */
 function temporalCli(args: string[]): string {
@@ -51,30 +65,31 @@ describe('per-chart control from Temporal and kubectl', () => {
       return (job?.status?.active ?? 0) > 0 || undefined;
     });
     const workflowId = chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: 'paused' });
-    temporalCli(['workflow', 'cancel', '--workflow-id', workflowId]);
+    const cancelledRun = describeRun(workflowId).workflowExecutionInfo.execution.runId;
+    temporalCli(['workflow', 'cancel', '--workflow-id', workflowId, '--run-id', cancelledRun]);
 
-    const paused = await waitFor('the chart to be Paused', async () => {
-      const current = await readHelmChart(ns, 'paused');
-      return current?.status?.phase === 'Paused' ? current : undefined;
-    });
-    const condition = paused.status?.conditions?.find((c) => c.type === 'Paused');
+    // The workflow has handled the cancel once the run that was cancelled has continued as new (not ended, not
+    // been replaced by a controller's restart) and the new run holds the pause.
+    await waitFor('the cancelled run to continue as new', () =>
+      describeRun(workflowId, cancelledRun).workflowExecutionInfo.status.includes('CONTINUED_AS_NEW'),
+    );
+    const fresh = describeRun(workflowId).workflowExecutionInfo;
+    expect(fresh.status).toContain('RUNNING');
+    expect(fresh.execution.runId).not.toBe(cancelledRun);
+    expect((await chartWorkflowStatus(helmflow.settings, ns, 'paused')).phase).toBe('Paused');
+    const paused = await readHelmChart(ns, 'paused');
+    expect(paused?.status?.phase).toBe('Paused');
+    const condition = paused?.status?.conditions?.find((c) => c.type === 'Paused');
     expect(condition).toEqual(expect.objectContaining({ status: 'True', reason: 'Cancelled' }));
     expect(condition?.message).toContain('cancelled through Temporal');
-    await waitFor(
-      'the HelmChartPaused event',
-      async () => (await eventMessages(ns, 'paused', 'HelmChartPaused')).length === 1 || undefined,
-    );
+    expect(await eventMessages(ns, 'paused', 'HelmChartPaused')).toHaveLength(1);
+    // Deleted by the paused run; the apiserver may still be removing it (its pods first).
     await waitFor('the install Job to be deleted', async () =>
       batch.readNamespacedJob({ name: 'helm-install-paused', namespace: ns }).then(
         () => false,
-        () => true,
+        (err: unknown) => isNotFound(err),
       ),
     );
-    // The workflow lives on (a fresh run), so the chart is still served.
-    const described = JSON.parse(temporalCli(['workflow', 'describe', '--workflow-id', workflowId, '-o', 'json'])) as {
-      workflowExecutionInfo: { status: string };
-    };
-    expect(described.workflowExecutionInfo.status).toContain('RUNNING');
 
     apply(helmChart(ns, 'paused', { ...spec, set: { slow: 'false' } }));
     await chartInstalled(ns, 'paused');

@@ -12,7 +12,17 @@ import { installCrds } from './support/crds.js';
 import { startController, startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
-import { chartWorkflowStatus, holdsFor } from './support/observe.js';
+import { chartWorkflowStatus, holdsFor, watchJobs } from './support/observe.js';
+
+/**
+ * How long a HelmChart deleted while no controller runs is watched: a started controller takes it up (leads,
+ * lists, signals, and the workflow creates the delete Job) in a few seconds; this is several times that, and the
+ * orphan test checks that its own controller did it within this window.
+ */
+const ORPHAN_WINDOW_MS = 30_000;
+
+/** Three of the test settings' longest reinstall backoff (4 s): a reinstall would have made its second Job. */
+const POLICY_WINDOW_MS = 12_000;
 
 const chart = buildChart({ name: 'controlled', values: { greeting: 'from the chart', other: 'from the chart' } });
 let helmflow: RunningHelmflow;
@@ -132,6 +142,7 @@ describe('the controller (real helm on the embedded stack)', () => {
 
   it("lets a HelmChartConfig's failurePolicy override the HelmChart's: abort keeps the failed Job instead of reinstalling", async () => {
     const ns = await freshNamespace('policy');
+    const jobs = await watchJobs(ns);
     apply(helmChartConfig(ns, 'strict', { failurePolicy: 'abort' }));
     apply(
       helmChart(ns, 'strict', {
@@ -151,6 +162,18 @@ describe('the controller (real helm on the embedded stack)', () => {
       { timeoutMs: 120_000, intervalMs: 500 },
     );
     expect(status.lastFailure?.reason).toBe('BackoffLimitExceeded');
+    // reinstall passes through Failed too, then deletes the Job and makes a second one after a backoff (at most
+    // 4 s in the test settings): abort must hold Failed, one Job and one attempt for several backoffs.
+    await holdsFor(
+      'the workflow to stay Failed on its first attempt, with one install Job',
+      async () => {
+        const s = await chartWorkflowStatus(helmflow.settings, ns, 'strict');
+        return s.phase === 'Failed' && s.attempt === 1 && jobs.uidsOf('helm-install-strict').length === 1;
+      },
+      POLICY_WINDOW_MS,
+      500,
+    );
+    jobs.stop();
     const chartNow = await readHelmChart(ns, 'strict');
     expect(chartNow?.status?.conditions?.find((c) => c.type === 'Failed')?.status).toBe('True');
     // abort leaves the failed Job and its logs in place.
@@ -216,29 +239,37 @@ describe('the controller (real helm on the embedded stack)', () => {
     apply(helmChart(ns, 'orphan', { chartContent: chart.chartContent }));
     await chartInstalled(ns, 'orphan');
     await helmflow.stopController();
+    const jobs = await watchJobs(ns);
 
     expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'orphan', '-n', ns, '--wait=false']).status).toBe(0);
+    // Long enough to cover what a controller does with a delete (the end of this test checks that a controller
+    // started afterwards creates the delete Job well within it), and the worker's own timers: nothing acts.
     await holdsFor(
-      'the HelmChart to stay Terminating with its finalizer',
+      'the HelmChart to stay Terminating with its finalizer, no delete Job, the workflow still Installed',
       async () => {
         const terminating = await readHelmChart(ns, 'orphan');
+        const workflow = await chartWorkflowStatus(helmflow.settings, ns, 'orphan');
         return (
           terminating?.metadata.deletionTimestamp !== undefined &&
-          terminating.metadata.finalizers?.includes('helm.k3sm.io/uninstall') === true
+          terminating.metadata.finalizers?.includes('helm.k3sm.io/uninstall') === true &&
+          jobs.uidsOf('helm-delete-orphan').length === 0 &&
+          workflow.phase === 'Installed'
         );
       },
-      5_000,
+      ORPHAN_WINDOW_MS,
+      1_000,
     );
     expect(helm(['status', 'orphan', '-n', ns]).status).toBe(0);
-    const deleteJobs = await clients().batch.listNamespacedJob({ namespace: ns });
-    expect(deleteJobs.items.map((j) => j.metadata?.name)).not.toContain('helm-delete-orphan');
-    expect((await chartWorkflowStatus(helmflow.settings, ns, 'orphan')).phase).toBe('Installed');
 
+    const started = Date.now();
     const controller = startController(helmflow.settings);
     try {
       await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'orphan')) === undefined, {
         timeoutMs: 120_000,
       });
+      const deleteJob = jobs.added.find((a) => a.name === 'helm-delete-orphan');
+      expect((deleteJob?.seenAt ?? Infinity) - started).toBeLessThan(ORPHAN_WINDOW_MS);
+      jobs.stop();
       expect(helm(['status', 'orphan', '-n', ns]).status).not.toBe(0);
       const job = await clients().batch.readNamespacedJob({ name: 'helm-delete-orphan', namespace: ns });
       expect(job.status?.succeeded).toBe(1);

@@ -5,6 +5,19 @@ import { installCrds, removeCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { chartWorkflowStatus, holdsFor, watchJobs, type JobLog } from './support/observe.js';
+
+/**
+ * How long a refused chart is watched for a Job: four times the test settings' longest backoff (4 s), so a
+ * workflow that retried the refusal and then went on to create a Job would be seen. The second test checks that
+ * a Job does appear within this window once the refusal's cause is gone.
+ */
+const NO_JOB_WINDOW_MS = 16_000;
+
+/** Holds while the watch has seen no Job in the namespace (uidsOf throws if the watch ended: no false pass). */
+async function noJobFor(jobs: JobLog, what: string): Promise<void> {
+  await holdsFor(`no Job for ${what}`, () => jobs.added.length === 0 && jobs.uidsOf('').length === 0, NO_JOB_WINDOW_MS);
+}
 
 /**
  * k3s's own CRDs validate nothing: in drop-in mode (helm.cattle.io) an http:// repo reaches the controller, which
@@ -71,16 +84,24 @@ describe('refusals the apiserver cannot make are made by the controller, with a 
     );
     // helmflow re-applies its own (strict) CRDs when it leads, so it starts only after the chart exists.
     const ns = await freshNamespace('insecure');
+    const jobs = await watchJobs(ns);
     apply(cattleChart(ns, 'plain', { repo: 'http://charts.example.invalid', chart: 'podinfo' }));
-    helmflow = startHelmflow({ group: 'helm.cattle.io' });
+    const running = startHelmflow({ group: 'helm.cattle.io' });
+    helmflow = running;
     const failed = await waitFor('Failed=True', async () => {
       const status = await cattleChartStatus(ns, 'plain');
       return status?.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
     });
     expect(failed.reason).toBe('InsecureRepo');
     expect(failed.message).toContain('https://');
-    const jobs = await clients().batch.listNamespacedJob({ namespace: ns });
-    expect(jobs.items).toEqual([]);
+    // The workflow itself has taken the refusal in (not only a status someone wrote), and keeps to it.
+    const status = await waitFor('the workflow to hold the refusal', async () => {
+      const s = await chartWorkflowStatus(running.settings, ns, 'plain');
+      return s.phase === 'Failed' ? s : undefined;
+    });
+    expect(status.lastFailure?.reason).toBe('InsecureRepo');
+    await noJobFor(jobs, 'the insecure chart');
+    jobs.stop();
     // Leave no second group behind: delete the chart while helmflow runs (it releases the finalizer), then the CRDs.
     expect(kubectl(['delete', 'helmcharts.helm.cattle.io', 'plain', '-n', ns, '--wait=false']).status).toBe(0);
     await waitFor(
@@ -104,6 +125,7 @@ describe('refusals the apiserver cannot make are made by the controller, with a 
     await installCrds('helm.k3sm.io');
     helmflow = startHelmflow();
     const ns = await freshNamespace('nosecret');
+    const jobs = await watchJobs(ns);
     const chart = buildChart({ name: 'waits' });
     apply({
       apiVersion: 'helm.k3sm.io/v1',
@@ -117,11 +139,17 @@ describe('refusals the apiserver cannot make are made by the controller, with a 
     });
     expect(failed.reason).toBe('ValuesSecretNotFound');
     expect(failed.message).toContain('later');
-    expect((await clients().batch.listNamespacedJob({ namespace: ns })).items).toEqual([]);
+    await noJobFor(jobs, 'the chart without its values Secret');
+    const created = Date.now();
     await clients().core.createNamespacedSecret({
       namespace: ns,
       body: { metadata: { name: 'later' }, stringData: { 'values.yaml': 'arrived: true\n' } },
     });
     await chartInstalled(ns, 'waits');
+    // The window above was long enough: with its cause gone, the Job came well within it.
+    const job = jobs.added.find((a) => a.name === 'helm-install-waits');
+    expect(job).toBeDefined();
+    expect((job?.seenAt ?? Infinity) - created).toBeLessThan(NO_JOB_WINDOW_MS);
+    jobs.stop();
   });
 });

@@ -3,7 +3,7 @@ import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart, readHelmChart } from './support/helmcharts.js';
-import { freshNamespace, kubectl } from './support/kube.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
 
 describe("rolling back: the seed's manual clean-up of a HelmChart stuck Terminating", () => {
   it('works with the names helmflow uses, and leaves the release installed as the seed warns', async () => {
@@ -18,6 +18,12 @@ describe("rolling back: the seed's manual clean-up of a HelmChart stuck Terminat
     const stuck = await readHelmChart(ns, 'left');
     expect(stuck?.metadata.deletionTimestamp).toBeDefined();
     expect(stuck?.metadata.finalizers).toEqual(['helm.k3sm.io/uninstall']);
+    // What the seed's commands clean up exists under these names now, so each command below has work to do.
+    const { core, rbac } = clients();
+    const account = await core.readNamespacedServiceAccount({ name: 'helm-left', namespace: ns });
+    expect(account.metadata?.ownerReferences?.map((o) => o.uid)).toEqual([stuck?.metadata.uid]);
+    const binding = await rbac.readClusterRoleBinding({ name: `helm-${ns}-left` });
+    expect(binding.subjects).toEqual([expect.objectContaining({ name: 'helm-left', namespace: ns })]);
 
     // The seed's three commands, verbatim but for the names.
     const patch = kubectl([

@@ -1,0 +1,71 @@
+import type { HelmChart, HelmChartCondition } from '../../../../src/api/index.js';
+
+/**
+ * Where a generated chart ended:
+ * - refused: kubectl apply failed, with the apiserver's message;
+ * - installed: phase Installed for its current generation, Failed not True;
+ * - failed: a failure condition with a reason (see failureCondition);
+ * - silent: none of these by the deadline: the defect the fuzz suite exists to catch.
+ */
+export type Outcome =
+  | { kind: 'refused'; field: string; message: string }
+  | { kind: 'installed' }
+  | { kind: 'failed'; type: string; reason: string; message: string }
+  | { kind: 'silent'; phase: string; conditions: string };
+
+/**
+ * The condition that says the chart failed: Failed=True with a reason, or a condition of a failure kind
+ * (…Failed, …Error, Stalled, Degraded) that is True with a reason, so a per-attempt report by Kubernetes
+ * conventions (issue 8: "a condition by Kubernetes conventions") counts as said, not silent.
+ */
+export function failureCondition(chart: HelmChart): HelmChartCondition | undefined {
+  const failing = (c: HelmChartCondition) =>
+    c.status === 'True' && (c.reason ?? '') !== '' && /failed|error|stalled|degraded/iu.test(c.type);
+  const conditions = chart.status?.conditions ?? [];
+  return conditions.find((c) => c.type === 'Failed' && failing(c)) ?? conditions.find(failing);
+}
+
+export function isInstalled(chart: HelmChart): boolean {
+  const failed = chart.status?.conditions?.find((c) => c.type === 'Failed');
+  return (
+    chart.status?.phase === 'Installed' &&
+    chart.status.observedGeneration === chart.metadata.generation &&
+    failed?.status !== 'True'
+  );
+}
+
+/** The chart's outcome now, or undefined while it may still settle. */
+export function settledOutcome(chart: HelmChart): Outcome | undefined {
+  const failure = failureCondition(chart);
+  if (failure !== undefined) {
+    return { kind: 'failed', type: failure.type, reason: failure.reason ?? '', message: failure.message ?? '' };
+  }
+  return isInstalled(chart) ? { kind: 'installed' } : undefined;
+}
+
+export function silentOutcome(chart: HelmChart | undefined): Outcome {
+  const conditions = (chart?.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason ?? ''}`);
+  return { kind: 'silent', phase: chart?.status?.phase ?? '(no status)', conditions: conditions.join(',') };
+}
+
+/** The field an apiserver refusal names (metadata.name, spec.timeout, …), for grouping; else its first words. */
+export function refusedField(message: string): string {
+  const field = /\b((?:metadata|spec)(?:\.[A-Za-z]+)*)(?:\[[^\]]*\])?(?:\.[A-Za-z]+)*:/u.exec(message);
+  if (field?.[1] !== undefined) return field[1];
+  const after = /is invalid: (.*)$/mu.exec(message)?.[1] ?? message.split('\n')[0] ?? '';
+  return after.slice(0, 60);
+}
+
+/** The row an outcome is counted in. */
+export function outcomeRow(outcome: Outcome): string {
+  switch (outcome.kind) {
+    case 'refused':
+      return `refused: ${outcome.field}`;
+    case 'installed':
+      return 'Installed';
+    case 'failed':
+      return `${outcome.type}: ${outcome.reason}`;
+    case 'silent':
+      return `SILENT: ${outcome.phase}`;
+  }
+}
