@@ -1,17 +1,15 @@
 // Kill the controller, the worker, the Temporal dev server and the kube-apiserver during an install (issue 5; seed 000 "Failures":
 // a restart during a Job reruns it, and helm upgrade --install converges). Each test kills one component while
 // a chart's install Job runs, and shows the chart converge once that component is back.
-import { stopDaemon } from '../../src/devstack/process.js';
-import { startStack } from '../../src/devstack/stack.js';
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
+import { crashComponent, restartStack } from './support/crash.js';
 import { installCrds } from './support/crds.js';
 import { helmflowSettings, spawnRole, startController, startWorker, type RunningRole } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
 import { jobFinished } from './support/jobs.js';
 import { freshNamespace } from './support/kube.js';
 import { pendingActivities, watchJobs, type JobLog } from './support/observe.js';
-import { testLayout, testLog, testStackOptions } from './support/stack.js';
 
 const chart = buildChart({ name: 'resilient', values: { greeting: 'from the chart' } });
 const running: RunningRole[] = [];
@@ -110,8 +108,7 @@ describe('an install survives the death of', () => {
     running.push(startController(settings), startWorker(settings));
     const ns = await freshNamespace('kill-temporal');
     await applyAndAwaitJob(ns, 'durable', 'first');
-    const layout = testLayout();
-    await stopDaemon(layout.pidFile('temporal'));
+    await crashComponent('temporal');
     try {
       expect((await jobFinished(ns, 'helm-install-durable')).type).toBe('Complete');
       // Nobody can record the outcome while Temporal is down; a change now must wait in the controller's queue.
@@ -119,7 +116,7 @@ describe('an install survives the death of', () => {
       apply(helmChart(ns, 'durable', spec('while Temporal was down')));
     } finally {
       // Restarts only what is missing; the SQLite file keeps the workflows.
-      await startStack(layout, testLog, testStackOptions);
+      await restartStack();
     }
     const backAt = Date.now();
     const installed = await chartInstalled(ns, 'durable', 150_000);
@@ -141,13 +138,12 @@ describe('an install survives the death of', () => {
     running.push(controller, startWorker(settings));
     const ns = await freshNamespace('kill-apiserver');
     await applyAndAwaitJob(ns, 'watched', 'first');
-    const layout = testLayout();
-    await stopDaemon(layout.pidFile('kube-apiserver'));
+    await crashComponent('kube-apiserver');
     try {
       // The controller's, the worker's and the native node's watches all fail now; the processes keep running.
       expect(controllerEnded).toBe(false);
     } finally {
-      await startStack(layout, testLog, testStackOptions);
+      await restartStack();
     }
     const backAt = Date.now();
     await chartInstalled(ns, 'watched', 150_000);
