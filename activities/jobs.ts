@@ -9,6 +9,7 @@ import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
+import { recordInstallOutcome } from '../src/observability/metrics.js';
 
 const attemptAnnotationKey = (deps: ActivityDeps) => `helmcharts.${deps.group}/attempt`;
 
@@ -124,6 +125,8 @@ const targetOf = (deps: ActivityDeps, ref: ChartRef, job: V1Job): ChartTarget =>
   uid: job.metadata?.labels?.[uidLabelKey(deps.group)] ?? '',
 });
 
+const secondsSince = (time: Date | undefined) => (time === undefined ? 0 : (Date.now() - time.getTime()) / 1000);
+
 /**
  * Waits for the Job to finish, reading the shared watch's cache each second and heartbeating, so a cancelled
  * attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait. For an
@@ -146,7 +149,10 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
         await reportInstalled(deps, targetOf(deps, ref, current), job.jobName);
-      if (outcome !== undefined) return outcome;
+      if (outcome !== undefined) {
+        if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
+        return outcome;
+      }
       const failedPods = current.status?.failed ?? 0;
       if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
         const backoffLimit = current.spec?.backoffLimit;

@@ -4,6 +4,7 @@ import { isConflict, isNotFound } from '../src/kube/client.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import type { ChartTarget, ConditionUpdate, StatusUpdate } from './types.js';
+import { recordInstallFailure } from '../src/observability/metrics.js';
 
 /** Conditions merge by type; lastTransitionTime moves only when a condition's status changes. */
 export function mergeConditions(
@@ -29,6 +30,9 @@ export function mergeConditions(
  * object and never over a newer write; a conflict is read again and retried.
  */
 export async function setStatus(deps: ActivityDeps, target: ChartTarget, update: StatusUpdate): Promise<void> {
+  const failed = update.conditions.find((c) => c.type === 'Failed' && c.status === 'True');
+  // Every Failed=True goes through here (refusals, permanent API errors, failed Jobs): one place counts them.
+  if (failed !== undefined) recordInstallFailure(failed.reason);
   for (let tries = 0; tries < 5; tries++) {
     const chart = await readChart(deps, target);
     if (chart === undefined) return;

@@ -14,6 +14,7 @@ import { LeaderElector } from '../kube/leader-election.js';
 import { buildOptionsOf, type Settings } from './settings.js';
 import { pause } from './pause.js';
 import { temporalClient } from './temporal.js';
+import { countChartsFrom } from '../observability/metrics.js';
 
 export interface ControllerHooks {
   onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
@@ -123,6 +124,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       }
     }
     active = { controller, manifests };
+    countChartsFrom(() => controller.phases());
     leadingState = undefined;
     publish();
     hooks.onLeading?.(true);
@@ -130,6 +132,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
   const unlead = async () => {
     const current = active;
     active = undefined;
+    countChartsFrom(() => []);
     leadingState = undefined;
     publish();
     hooks.onLeading?.(false);

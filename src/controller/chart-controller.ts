@@ -111,6 +111,11 @@ export class ChartController {
     await this.informers.stop();
   }
 
+  /** The phase in each watched HelmChart's status, for the charts-by-phase metric. */
+  phases(): (string | undefined)[] {
+    return this.informers.charts.list().map((chart) => chart.status?.phase);
+  }
+
   get backlog(): number {
     return this.queue.depth;
   }
