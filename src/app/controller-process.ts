@@ -87,6 +87,9 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
   let active: { controller: ChartController; manifests: ManifestDirectory | undefined } | undefined;
   let transition: Promise<void> = Promise.resolve();
 
+  let elector: LeaderElector | undefined;
+  const stillLeading = () => !stop.aborted && (elector === undefined || elector.isLeader);
+
   const lead = async () => {
     log.info('leading: starting the chart controller');
     leadingState = 'leading: starting the watches';
@@ -123,6 +126,12 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
         manifests = undefined;
       }
     }
+    if (!stillLeading()) {
+      // Leadership ended while starting: what was started must not act.
+      await manifests?.stop();
+      await controller.stop();
+      return;
+    }
     active = { controller, manifests };
     countChartsFrom(() => controller.phases());
     leadingState = undefined;
@@ -138,8 +147,10 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
     hooks.onLeading?.(false);
     if (current === undefined) return;
     log.info('no longer leading: stopping the chart controller');
+    // stop() closes the signal queue before its first await: nothing is signalled from here on.
+    const controllerStopped = current.controller.stop();
     await current.manifests?.stop();
-    await current.controller.stop();
+    await controllerStopped;
   };
   const queue = (step: () => Promise<void>) => {
     transition = transition.then(step).catch((err: unknown) => {
@@ -147,7 +158,6 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
     });
   };
 
-  let elector: LeaderElector | undefined;
   // A leader that failed to start (apiserver hiccup) tries again while it still leads.
   const leadUntilStarted = async (): Promise<void> => {
     for (;;) {
@@ -160,7 +170,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
         leadingState = `leading, but the watches could not start: ${(err as Error).message}`;
         publish();
         await new Promise((resolve) => setTimeout(resolve, 2_000));
-        if (stop.aborted || (elector !== undefined && !elector.isLeader)) return;
+        if (!stillLeading()) return;
       }
     }
   };
@@ -176,8 +186,11 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       onStartedLeading: () => {
         queue(leadUntilStarted);
       },
+      // At once, not behind a transition that may itself hang: a leader that lost the Lease stops signalling now.
       onStoppedLeading: () => {
-        queue(unlead);
+        void unlead().catch((err: unknown) => {
+          log.error({ err: (err as Error).message }, 'could not stop the chart controller');
+        });
       },
     });
     elector.start();

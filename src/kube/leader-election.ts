@@ -1,30 +1,43 @@
-import {
-  CoordinationV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isConflict, isNotFound } from './client.js';
+import { kubeLeaseClient, type LeaseClient } from './lease-client.js';
 
 /**
  * Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: only one controller
  * watches and signals at a time (seed 000, "What Runs"). Every write carries the resourceVersion that was read,
  * so two candidates racing for a free Lease cannot both win. Expiry is judged by this process's own clock from
  * the moment it last saw the record change, never by comparing the holder's timestamps with ours, so clock skew
- * between servers cannot hand the Lease over early.
+ * between servers cannot hand the Lease over early. Every Lease call is bounded by the renew deadline (the HTTP
+ * call is aborted), so a leader on a half-open connection stops leading when its deadline passes, not when its
+ * call returns, and campaigns again as a candidate.
  */
 
 export const DEFAULT_LEASE_NAMESPACE = 'kube-system';
 export const DEFAULT_LEASE_NAME = 'k3sm-helm-controller';
 
+/** Time as the elector sees it; injected by tests. */
+export interface Clock {
+  now(): number;
+  /** Resolves after `ms`, or as soon as `signal` aborts (never rejects). */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) => delay(ms, undefined, { signal }).catch(() => undefined),
+};
+
 export interface LeaderElectionOptions {
-  kubeConfig: KubeConfig;
+  /** Where the Lease lives; not needed when `leaseClient` is given. */
+  kubeConfig?: KubeConfig;
+  /** The Lease calls; default: through the Kubernetes API of `kubeConfig`. */
+  leaseClient?: LeaseClient;
+  clock?: Clock;
   namespace?: string;
   name?: string;
   /** Who holds the Lease; unique per process. Default: hostname_pid_random. */
@@ -50,6 +63,8 @@ export interface LeaseAttempt {
   leading: boolean;
   /** The holder seen (after our write, if any). */
   holder: string | undefined;
+  /** When leading: the Lease's spec.leaseTransitions after the attempt. */
+  term?: number;
   error?: unknown;
 }
 
@@ -81,7 +96,9 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   readonly identity: string;
   readonly namespace: string;
   readonly name: string;
-  private readonly api: CoordinationV1Api;
+  private readonly client: LeaseClient;
+  private readonly clock: Clock;
+  private leadingTerm: number | undefined;
   private readonly leaseDurationSeconds: number;
   private readonly renewIntervalMs: number;
   private readonly renewDeadlineMs: number;
@@ -111,11 +128,25 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     if (this.renewIntervalMs >= this.renewDeadlineMs) {
       throw new Error('renewIntervalMs must be shorter than renewDeadlineMs');
     }
-    this.api = options.kubeConfig.makeApiClient(CoordinationV1Api);
+    this.clock = options.clock ?? systemClock;
+    if (options.leaseClient !== undefined) this.client = options.leaseClient;
+    else if (options.kubeConfig !== undefined) {
+      this.client = kubeLeaseClient(options.kubeConfig, this.namespace, this.name);
+    } else throw new Error('a LeaderElector needs a kubeConfig or a leaseClient');
   }
 
   get isLeader(): boolean {
     return this.leading;
+  }
+
+  /**
+   * The fencing token of this leadership: the Lease's spec.leaseTransitions at which this process started
+   * leading (undefined while it does not lead). It only grows from one leader to the next, so whoever receives
+   * work stamped with a term can ignore work from an older one: a stale leader that kept acting after another
+   * replica took the Lease carries a smaller term. Set before onStartedLeading runs.
+   */
+  get term(): number | undefined {
+    return this.leadingTerm;
   }
 
   /** The holder this candidate saw last. */
@@ -148,27 +179,58 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     // A function, not the property, so the compiler does not assume `aborted` cannot change across an await.
     const stopped = (): boolean => stop.aborted;
     while (!stopped()) {
-      const attempt = await this.tryAcquireOrRenew();
+      const startedAt = this.clock.now();
+      // A leader may wait for its call only until its renew deadline; a candidate for one renew deadline.
+      const budget = this.leading ? this.lastRenewal + this.renewDeadlineMs - startedAt : this.renewDeadlineMs;
+      const attempt =
+        budget > 0
+          ? await this.bounded(budget, stop, (signal) => this.tryAcquireOrRenew(signal))
+          : this.failed(new Error('the renew deadline passed'));
       if (stopped()) break;
       this.emit('attempt', attempt);
       if (attempt.leading) {
-        this.lastRenewal = Date.now();
-        if (!this.leading) this.startLeading();
+        this.lastRenewal = startedAt;
+        if (!this.leading) this.startLeading(attempt.term);
       } else if (this.leading) {
         // Someone else holds it now, or renewals have failed for too long: stop acting before they start.
         const lost = attempt.holder !== undefined && attempt.holder !== this.identity && attempt.error === undefined;
         if (lost) this.stepDown(`lease taken by ${attempt.holder}`);
-        else if (Date.now() - this.lastRenewal >= this.renewDeadlineMs) {
+        else if (this.clock.now() - this.lastRenewal >= this.renewDeadlineMs) {
           this.stepDown(`no renewal succeeded within ${this.renewDeadlineMs} ms`);
         }
       }
       const wait = this.leading && attempt.leading ? this.renewIntervalMs : this.retryPeriodMs;
-      await delay(wait, undefined, { signal: stop }).catch(() => undefined);
+      // A failing leader wakes up by its deadline at the latest, to step down then.
+      const untilDeadline = this.leading ? this.lastRenewal + this.renewDeadlineMs - this.clock.now() : wait;
+      await this.clock.sleep(Math.max(0, Math.min(wait, untilDeadline)), stop);
     }
   }
 
-  private startLeading(): void {
+  /**
+   * Runs `call` with a signal that aborts after `ms` by this elector's clock, or when `stop` aborts. The call
+   * must end when its signal aborts (LeaseClient's contract), so this returns by the deadline.
+   */
+  private async bounded<T>(ms: number, stop: AbortSignal, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const cut = new AbortController();
+    const finished = new AbortController();
+    const onStop = () => {
+      cut.abort(stop.reason);
+    };
+    stop.addEventListener('abort', onStop, { once: true });
+    void this.clock.sleep(ms, finished.signal).then(() => {
+      if (!finished.signal.aborted) cut.abort(new Error(`the Lease call did not answer within ${ms} ms`));
+    });
+    try {
+      return await call(cut.signal);
+    } finally {
+      stop.removeEventListener('abort', onStop);
+      finished.abort();
+    }
+  }
+
+  private startLeading(term: number | undefined): void {
     this.leading = true;
+    this.leadingTerm = term;
     this.leadership = new AbortController();
     this.log?.info('started leading');
     const signal = this.leadership.signal;
@@ -179,6 +241,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
   private stepDown(why: string): void {
     if (!this.leading) return;
     this.leading = false;
+    this.leadingTerm = undefined;
     this.leadership?.abort();
     this.leadership = undefined;
     this.log?.warn({ why }, 'stopped leading');
@@ -195,7 +258,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
         holder,
         renewTime,
         leaseDurationSeconds: lease.spec?.leaseDurationSeconds ?? this.leaseDurationSeconds,
-        seenAt: Date.now(),
+        seenAt: this.clock.now(),
       };
     }
     if (previous?.holder !== holder) {
@@ -205,20 +268,20 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     }
   }
 
-  private async tryAcquireOrRenew(): Promise<LeaseAttempt> {
-    const now = new Date();
+  private async tryAcquireOrRenew(signal: AbortSignal): Promise<LeaseAttempt> {
+    const now = new Date(this.clock.now());
     let lease: V1Lease;
     try {
-      lease = await this.api.readNamespacedLease({ name: this.name, namespace: this.namespace });
+      lease = await this.client.read(signal);
     } catch (err) {
       if (!isNotFound(err)) return this.failed(err);
-      return this.create(now);
+      return this.create(now, signal);
     }
     this.observe(lease);
     const observed = this.observed;
     const holder = observed?.holder;
     const held = holder !== undefined && holder !== this.identity;
-    if (held && observed !== undefined && Date.now() < observed.seenAt + observed.leaseDurationSeconds * 1000) {
+    if (held && observed !== undefined && this.clock.now() < observed.seenAt + observed.leaseDurationSeconds * 1000) {
       return { leading: false, holder };
     }
     const acquiring = holder !== this.identity;
@@ -234,10 +297,10 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
       },
     };
     try {
-      const updated = await this.patch(patch);
+      const updated = await this.client.patch(patch, signal);
       this.observe(updated);
       if (acquiring) this.log?.info({ previous: holder }, 'acquired lease');
-      return { leading: true, holder: this.identity };
+      return { leading: true, holder: this.identity, term: updated.spec?.leaseTransitions ?? 0 };
     } catch (err) {
       // A conflict means another candidate wrote first: it is theirs until we see it expire.
       if (isConflict(err)) return { leading: false, holder };
@@ -245,11 +308,10 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     }
   }
 
-  private async create(now: Date): Promise<LeaseAttempt> {
+  private async create(now: Date, signal: AbortSignal): Promise<LeaseAttempt> {
     try {
-      const created = await this.api.createNamespacedLease({
-        namespace: this.namespace,
-        body: {
+      const created = await this.client.create(
+        {
           metadata: { name: this.name, namespace: this.namespace },
           spec: {
             holderIdentity: this.identity,
@@ -260,10 +322,11 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
             leaseTransitions: 0,
           },
         },
-      });
+        signal,
+      );
       this.observe(created);
       this.log?.info('created and acquired lease');
-      return { leading: true, holder: this.identity };
+      return { leading: true, holder: this.identity, term: created.spec?.leaseTransitions ?? 0 };
     } catch (err) {
       if (isConflict(err)) return { leading: false, holder: undefined };
       return this.failed(err);
@@ -275,23 +338,21 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     return { leading: false, holder: this.observed?.holder, error };
   }
 
-  private patch(body: object): Promise<V1Lease> {
-    return this.api.patchNamespacedLease(
-      { name: this.name, namespace: this.namespace, body },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-  }
-
   /** Clears the holder only if it is still ours; a write that conflicts means it already is not. */
   private async release(): Promise<void> {
     try {
-      const lease = await this.api.readNamespacedLease({ name: this.name, namespace: this.namespace });
-      if (lease.spec?.holderIdentity !== this.identity) return;
-      await this.patch({
-        metadata: { resourceVersion: lease.metadata?.resourceVersion },
-        spec: { holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(new Date()) },
+      await this.bounded(this.renewDeadlineMs, new AbortController().signal, async (signal) => {
+        const lease = await this.client.read(signal);
+        if (lease.spec?.holderIdentity !== this.identity) return;
+        await this.client.patch(
+          {
+            metadata: { resourceVersion: lease.metadata?.resourceVersion },
+            spec: { holderIdentity: null, leaseDurationSeconds: 1, renewTime: microTime(new Date(this.clock.now())) },
+          },
+          signal,
+        );
+        this.log?.info('released lease');
       });
-      this.log?.info('released lease');
     } catch (err) {
       // Not fatal: the Lease then expires after its duration, as after a crash.
       this.log?.warn({ err }, 'could not release lease');

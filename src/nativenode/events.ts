@@ -1,9 +1,13 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { isConflict } from '../kube/client.js';
 import { nodeComponent } from './options.js';
 
-/** Records an Event on a pod, as a kubelet does; a failure to record is logged, never fatal. */
+/**
+ * Records an Event on a pod, as a kubelet does; a failure to record is logged, never fatal. With `name`, the
+ * Event is said once: a second write of the same name is refused by the apiserver (AlreadyExists) and dropped.
+ */
 export async function recordPodEvent(
   core: CoreV1Api,
   log: Logger,
@@ -12,6 +16,7 @@ export async function recordPodEvent(
   type: 'Normal' | 'Warning',
   reason: string,
   message: string,
+  name?: string,
 ): Promise<void> {
   const namespace = pod.metadata?.namespace ?? 'default';
   const now = new Date();
@@ -19,7 +24,7 @@ export async function recordPodEvent(
     await core.createNamespacedEvent({
       namespace,
       body: {
-        metadata: { name: `${pod.metadata?.name ?? 'pod'}.${randomBytes(8).toString('hex')}`, namespace },
+        metadata: { name: name ?? `${pod.metadata?.name ?? 'pod'}.${randomBytes(8).toString('hex')}`, namespace },
         involvedObject: {
           apiVersion: 'v1',
           kind: 'Pod',
@@ -39,6 +44,7 @@ export async function recordPodEvent(
       },
     });
   } catch (err) {
+    if (name !== undefined && isConflict(err)) return;
     log.warn({ err, reason }, 'could not record an event');
   }
 }

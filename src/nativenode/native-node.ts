@@ -1,4 +1,4 @@
-import { CoordinationV1Api, CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import { BatchV1Api, CoordinationV1Api, CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -9,16 +9,22 @@ import { restartOnError } from '../kube/restart-watch.js';
 import { startLogServer } from './log-server.js';
 import { NodeRegistration } from './node-registration.js';
 import type { NativeNodeOptions } from './options.js';
+import { PodAdmission } from './pod-admission.js';
 import { PodRuntime } from './pod-runtime.js';
 
+/** How soon a pod whose Job could not be read is checked again. */
+const RECHECK_MS = 2_000;
+
 /**
- * A minimal kubelet: binds pending pods to itself (there is no scheduler in the embedded stack) and runs the
- * pods bound to it as host processes. Returns a function that stops it and every process it started.
+ * A minimal kubelet: binds pending helm Job pods to itself (there is no scheduler in the embedded stack) and runs
+ * the pods bound to it as host processes. Any other pod is neither bound nor run (helm-job-pod.ts says which
+ * qualify). Returns a function that stops it and every process it started.
  */
 export async function runNativeNode(options: NativeNodeOptions, log: Logger): Promise<() => Promise<void>> {
   const { layout, nodeName } = options;
   const kc = kubeConfigFromFile(layout.nativeNodeKubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
+  const admission = new PodAdmission(core, kc.makeApiClient(BatchV1Api), nodeName, log);
   const runtimes = new Map<string, PodRuntime>();
   const byName = new Map<string, PodRuntime>();
 
@@ -70,14 +76,44 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
     }
   };
 
+  let stopped = false;
+  const recheck = new Set<NodeJS.Timeout>();
+  // Only a helm Job pod is bound or run; a pod whose Job could not be read is looked at again shortly.
+  const admitThen = (pod: V1Pod, then: () => void) => {
+    void admission.admits(pod).then((admitted) => {
+      if (stopped) return;
+      if (admitted === true) then();
+      else if (admitted === undefined) {
+        const timer = setTimeout(() => {
+          recheck.delete(timer);
+          observe(pod);
+        }, RECHECK_MS);
+        recheck.add(timer);
+      }
+    });
+  };
+
+  const run = (pod: V1Pod) => {
+    const uid = pod.metadata?.uid ?? '';
+    if (runtimes.has(uid)) return;
+    const runtime = new PodRuntime(pod, core, options, log);
+    runtimes.set(uid, runtime);
+    byName.set(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`, runtime);
+    void runtime.start();
+  };
+
   const observe = (pod: V1Pod) => {
     const uid = pod.metadata?.uid ?? '';
     if (pod.spec?.nodeName === undefined || pod.spec.nodeName === '') {
-      if (pod.metadata?.deletionTimestamp === undefined) void bind(pod);
+      if (pod.metadata?.deletionTimestamp === undefined) {
+        admitThen(pod, () => {
+          void bind(pod);
+        });
+      }
       return;
     }
     if (pod.spec.nodeName !== nodeName) return;
-    let runtime = runtimes.get(uid);
+    const runtime = runtimes.get(uid);
     if (runtime === undefined) {
       if (pod.metadata?.deletionTimestamp !== undefined) {
         // Never ran here (or ran before a restart): nothing to stop, let the object go.
@@ -93,10 +129,10 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
           });
         return;
       }
-      runtime = new PodRuntime(pod, core, options, log);
-      runtimes.set(uid, runtime);
-      byName.set(`${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}`, runtime);
-      void runtime.start();
+      // Bound here by its own spec.nodeName: the same rule as for binding decides whether it runs.
+      admitThen(pod, () => {
+        run(pod);
+      });
       return;
     }
     runtime.update(pod);
@@ -104,6 +140,7 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
 
   const forget = (pod: V1Pod) => {
     const uid = pod.metadata?.uid ?? '';
+    admission.forget(uid);
     const runtime = runtimes.get(uid);
     if (runtime === undefined) return;
     runtimes.delete(uid);
@@ -118,13 +155,13 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
   informer.on('add', observe);
   informer.on('update', observe);
   informer.on('delete', forget);
-  let stopped = false;
   restartOnError(informer, { what: 'pods', log, stopped: () => stopped });
   await informer.start();
   log.info({ node: nodeName }, 'native node ready');
 
   return async () => {
     stopped = true;
+    for (const timer of recheck) clearTimeout(timer);
     await informer.stop();
     registration.stop();
     await Promise.all([...runtimes.values()].map((r) => r.terminate('shutdown')));

@@ -1,17 +1,47 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readPins } from '../../src/config/pins.js';
 import { processesUnder } from '../../src/devstack/process.js';
 import { waitFor } from '../../src/devstack/wait.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
-import { commandJob, jobFinished, jobPods } from './support/jobs.js';
+import { installCrds } from './support/crds.js';
+import { commandJob, createHelmJob, jobFinished, jobPods } from './support/jobs.js';
 import { testLayout } from './support/stack.js';
 
-describe('the native node runs Jobs as host processes', () => {
+/** Waits until the Job's pod runs and its process (found by `cmdline`) is up; returns the pod's name. */
+async function runningPodOf(namespace: string, job: string, cmdline: string): Promise<string> {
+  return waitFor(`the pod of ${job} to run`, async () => {
+    const [pod] = await jobPods(namespace, job);
+    const up = processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes(cmdline));
+    return pod?.status?.phase === 'Running' && up ? pod.metadata?.name : undefined;
+  });
+}
+
+async function podGone(namespace: string, name: string): Promise<void> {
+  await waitFor(
+    `pod ${name} to be gone`,
+    () =>
+      clients()
+        .core.readNamespacedPod({ name, namespace })
+        .then(
+          () => false,
+          () => true,
+        ),
+    { timeoutMs: 30_000 },
+  );
+}
+
+beforeAll(async () => {
+  // The test Jobs are controlled by HelmCharts, as real helm Jobs are (support/jobs.ts asHelmJob).
+  await installCrds('helm.k3sm.io');
+});
+
+describe('the native node runs helm Jobs as host processes', () => {
   it('runs `helm version` to completion, and kubectl logs job/<name> prints the pinned version', async () => {
     const ns = await freshNamespace('helm-version');
-    await clients().batch.createNamespacedJob({ namespace: ns, body: commandJob('helm-version', ['helm', 'version']) });
+    await createHelmJob(ns, commandJob('helm-version', ['helm', 'version']));
     expect(await jobFinished(ns, 'helm-version')).toEqual(expect.objectContaining({ type: 'Complete' }));
     const logs = kubectl(['logs', '-n', ns, 'job/helm-version']);
     expect(logs.stderr).toBe('');
@@ -25,10 +55,7 @@ describe('the native node runs Jobs as host processes', () => {
 
   it('lets the real Job controller retry a failing command up to backoffLimit, then fail the Job', async () => {
     const ns = await freshNamespace('backoff');
-    await clients().batch.createNamespacedJob({
-      namespace: ns,
-      body: commandJob('fails', ['sh', '-c', 'echo attempt; exit 1'], { backoffLimit: 1 }),
-    });
+    await createHelmJob(ns, commandJob('fails', ['sh', '-c', 'echo attempt; exit 1'], { backoffLimit: 1 }));
     expect(await jobFinished(ns, 'fails', 120_000)).toEqual({ type: 'Failed', reason: 'BackoffLimitExceeded' });
     const pods = await jobPods(ns, 'fails');
     expect(pods).toHaveLength(2);
@@ -42,10 +69,7 @@ describe('the native node runs Jobs as host processes', () => {
     const ns = await freshNamespace('onfailure');
     // The first run leaves a marker in its home directory and fails; the restart finds it and succeeds.
     const script = 'if [ -f "$HOME/ran-before" ]; then echo second run; else touch "$HOME/ran-before"; exit 3; fi';
-    await clients().batch.createNamespacedJob({
-      namespace: ns,
-      body: commandJob('flaky', ['sh', '-c', script], { backoffLimit: 3, restartPolicy: 'OnFailure' }),
-    });
+    await createHelmJob(ns, commandJob('flaky', ['sh', '-c', script], { backoffLimit: 3, restartPolicy: 'OnFailure' }));
     expect(await jobFinished(ns, 'flaky')).toEqual(expect.objectContaining({ type: 'Complete' }));
     const [pod] = await jobPods(ns, 'flaky');
     const status = pod?.status?.containerStatuses?.[0];
@@ -57,10 +81,10 @@ describe('the native node runs Jobs as host processes', () => {
   it('ends a Job at activeDeadlineSeconds and kills its process', async () => {
     const ns = await freshNamespace('deadline');
     const marker = `helmflow-deadline-${Date.now()}`;
-    await clients().batch.createNamespacedJob({
-      namespace: ns,
-      body: commandJob('sleeper', ['sh', '-c', `exec sleep 300 # ${marker}`], { activeDeadlineSeconds: 3 }),
-    });
+    await createHelmJob(
+      ns,
+      commandJob('sleeper', ['sh', '-c', `exec sleep 300 # ${marker}`], { activeDeadlineSeconds: 3 }),
+    );
     await waitFor('the sleeper process to start', () => processesUnder(testLayout().podsDir).length > 0 || undefined, {
       timeoutMs: 30_000,
     });
@@ -75,58 +99,22 @@ describe('the native node runs Jobs as host processes', () => {
   it('kills the process when its pod is deleted, then lets the pod go', async () => {
     const ns = await freshNamespace('delete');
     const { core } = clients();
-    await core.createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name: 'sleeper' },
-        spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'native', command: ['sleep', '301'] }] },
-      },
-    });
-    await waitFor('the pod to run', async () => {
-      const pod = await core.readNamespacedPod({ name: 'sleeper', namespace: ns });
-      return pod.status?.phase === 'Running';
-    });
-    expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 301'))).toBe(true);
-    await core.deleteNamespacedPod({ name: 'sleeper', namespace: ns, gracePeriodSeconds: 5 });
-    await waitFor('the pod object to be gone', async () => {
-      const pods = await core.listNamespacedPod({ namespace: ns });
-      return pods.items.length === 0;
-    });
+    await createHelmJob(ns, commandJob('sleeper', ['sleep', '301']));
+    const name = await runningPodOf(ns, 'sleeper', 'sleep 301');
+    await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 5 });
+    await podGone(ns, name);
     expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 301'))).toBe(false);
   });
 
   it('KILLs a process that ignores TERM once the grace period is over', async () => {
     const ns = await freshNamespace('stubborn');
     const { core } = clients();
-    await core.createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name: 'ignores-term' },
-        spec: {
-          restartPolicy: 'Never',
-          terminationGracePeriodSeconds: 2,
-          containers: [
-            { name: 'main', image: 'native', command: ['sh', '-c', 'trap "" TERM; sleep 302 & wait; sleep 302'] },
-          ],
-        },
-      },
-    });
-    await waitFor('the pod to run', async () => {
-      const pod = await core.readNamespacedPod({ name: 'ignores-term', namespace: ns });
-      return (
-        pod.status?.phase === 'Running' &&
-        processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 302'))
-      );
-    });
+    const command = ['sh', '-c', 'trap "" TERM; sleep 302 & wait; sleep 302'];
+    await createHelmJob(ns, commandJob('ignores-term', command, { terminationGracePeriodSeconds: 2 }));
+    const name = await runningPodOf(ns, 'ignores-term', 'sleep 302');
     const deleted = Date.now();
-    await core.deleteNamespacedPod({ name: 'ignores-term', namespace: ns });
-    await waitFor(
-      'the pod object to be gone',
-      async () => (await core.listNamespacedPod({ namespace: ns })).items.length === 0,
-      {
-        timeoutMs: 30_000,
-      },
-    );
+    await core.deleteNamespacedPod({ name, namespace: ns });
+    await podGone(ns, name);
     // Not before the grace period (TERM was ignored), and nothing of its process group survives.
     expect(Date.now() - deleted).toBeGreaterThanOrEqual(2_000);
     expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 302'))).toBe(false);
@@ -154,11 +142,11 @@ describe('the native node runs Jobs as host processes', () => {
 
   it('enforces the pod ServiceAccount RBAC: Forbidden without a binding, allowed once a RoleBinding grants it', async () => {
     const ns = await freshNamespace('rbac');
-    const { core, batch, rbac } = clients();
+    const { core, rbac } = clients();
     await core.createNamespacedServiceAccount({ namespace: ns, body: { metadata: { name: 'reader' } } });
     const job = (name: string) =>
       commandJob(name, ['kubectl', 'get', 'pods', '-n', ns], { serviceAccountName: 'reader' });
-    await batch.createNamespacedJob({ namespace: ns, body: job('denied') });
+    await createHelmJob(ns, job('denied'));
     expect((await jobFinished(ns, 'denied')).type).toBe('Failed');
     const denied = kubectl(['logs', '-n', ns, 'job/denied']).stdout;
     expect(denied).toContain('Forbidden');
@@ -179,14 +167,14 @@ describe('the native node runs Jobs as host processes', () => {
         subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }],
       },
     });
-    await batch.createNamespacedJob({ namespace: ns, body: job('allowed') });
+    await createHelmJob(ns, job('allowed'));
     expect((await jobFinished(ns, 'allowed')).type).toBe('Complete');
     expect(kubectl(['logs', '-n', ns, 'job/allowed']).stdout).toMatch(/denied-\w+\s+0\/1\s+(Error|Completed)/);
   });
 
   it('materialises secret, configMap and emptyDir volumes under the working dir, and resolves env', async () => {
     const ns = await freshNamespace('volumes');
-    const { core, batch } = clients();
+    const { core } = clients();
     await core.createNamespacedSecret({
       namespace: ns,
       body: { metadata: { name: 'values' }, stringData: { 'values.yaml': 'replicas: 3\n', token: 's3cr3t' } },
@@ -196,39 +184,36 @@ describe('the native node runs Jobs as host processes', () => {
       body: { metadata: { name: 'settings' }, data: { MODE: 'native' }, binaryData: { 'blob.bin': 'AAEC' } },
     });
     const script = 'cat values/values.yaml; echo "mode=$MODE token=$TOKEN pod=$POD"; wc -c < chart/blob.bin; pwd';
-    await batch.createNamespacedJob({
-      namespace: ns,
-      body: {
-        metadata: { name: 'reader' },
-        spec: {
-          backoffLimit: 0,
-          template: {
-            spec: {
-              restartPolicy: 'Never',
-              volumes: [
-                { name: 'values', secret: { secretName: 'values' } },
-                { name: 'chart', configMap: { name: 'settings' } },
-                { name: 'scratch', emptyDir: {} },
-              ],
-              containers: [
-                {
-                  name: 'main',
-                  image: 'native',
-                  workingDir: '/home/helm',
-                  command: ['sh', '-c', script],
-                  envFrom: [{ configMapRef: { name: 'settings' } }],
-                  env: [
-                    { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'values', key: 'token' } } },
-                    { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-                  ],
-                  volumeMounts: [
-                    { name: 'values', mountPath: '/home/helm/values' },
-                    { name: 'chart', mountPath: '/home/helm/chart' },
-                    { name: 'scratch', mountPath: '/tmp/scratch' },
-                  ],
-                },
-              ],
-            },
+    await createHelmJob(ns, {
+      metadata: { name: 'reader' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          spec: {
+            restartPolicy: 'Never',
+            volumes: [
+              { name: 'values', secret: { secretName: 'values' } },
+              { name: 'chart', configMap: { name: 'settings' } },
+              { name: 'scratch', emptyDir: {} },
+            ],
+            containers: [
+              {
+                name: 'main',
+                image: 'native',
+                workingDir: '/home/helm',
+                command: ['sh', '-c', script],
+                envFrom: [{ configMapRef: { name: 'settings' } }],
+                env: [
+                  { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'values', key: 'token' } } },
+                  { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                ],
+                volumeMounts: [
+                  { name: 'values', mountPath: '/home/helm/values' },
+                  { name: 'chart', mountPath: '/home/helm/chart' },
+                  { name: 'scratch', mountPath: '/tmp/scratch' },
+                ],
+              },
+            ],
           },
         },
       },
@@ -243,10 +228,7 @@ describe('the native node runs Jobs as host processes', () => {
 
   it('serves tailLines and follow on the logs endpoint', async () => {
     const ns = await freshNamespace('logs');
-    await clients().batch.createNamespacedJob({
-      namespace: ns,
-      body: commandJob('counter', ['sh', '-c', 'for i in 1 2 3 4 5; do echo line $i; done']),
-    });
+    await createHelmJob(ns, commandJob('counter', ['sh', '-c', 'for i in 1 2 3 4 5; do echo line $i; done']));
     await jobFinished(ns, 'counter');
     expect(kubectl(['logs', '-n', ns, 'job/counter', '--tail=2']).stdout).toBe('line 4\nline 5\n');
     expect(kubectl(['logs', '-n', ns, 'job/counter', '--follow']).stdout).toBe(
@@ -258,13 +240,7 @@ describe('the native node runs Jobs as host processes', () => {
     const ns = await freshNamespace('missing');
     const tool = `helmflow-missing-${Date.now()}`;
     const { core } = clients();
-    await core.createNamespacedPod({
-      namespace: ns,
-      body: {
-        metadata: { name: 'needs-tool' },
-        spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'native', command: [tool] }] },
-      },
-    });
+    await createHelmJob(ns, commandJob('needs-tool', [tool]));
     const event = await waitFor('a BinaryNotFound event', async () => {
       const events = await core.listNamespacedEvent({ namespace: ns });
       return events.items.find((e) => e.reason === 'BinaryNotFound');
@@ -272,9 +248,10 @@ describe('the native node runs Jobs as host processes', () => {
     expect(event.type).toBe('Warning');
     expect(event.message).toContain(tool);
     expect(event.message).toContain('not found');
-    const pending = await core.readNamespacedPod({ name: 'needs-tool', namespace: ns });
-    expect(pending.status?.phase).toBe('Pending');
-    expect(pending.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('BinaryNotFound');
+    const [pending] = await jobPods(ns, 'needs-tool');
+    const name = pending?.metadata?.name ?? '';
+    expect(pending?.status?.phase).toBe('Pending');
+    expect(pending?.status?.containerStatuses?.[0]?.state?.waiting?.reason).toBe('BinaryNotFound');
 
     const binary = path.join(testLayout().nodeBinDir, tool);
     mkdirSync(path.dirname(binary), { recursive: true });
@@ -282,12 +259,74 @@ describe('the native node runs Jobs as host processes', () => {
     try {
       await waitFor(
         'the pod to run once its binary exists',
-        async () => (await core.readNamespacedPod({ name: 'needs-tool', namespace: ns })).status?.phase === 'Succeeded',
+        async () => (await core.readNamespacedPod({ name, namespace: ns })).status?.phase === 'Succeeded',
         { timeoutMs: 30_000 },
       );
-      expect(kubectl(['logs', '-n', ns, 'needs-tool']).stdout).toBe('the tool ran\n');
+      expect(kubectl(['logs', '-n', ns, 'job/needs-tool']).stdout).toBe('the tool ran\n');
     } finally {
       rmSync(binary, { force: true });
+    }
+  });
+});
+
+describe('the native node runs nothing but helm Job pods (issue 8, point 9)', () => {
+  it("leaves a chart's pods unbound and unrun, each with one Warning Event, while helm Jobs run", async () => {
+    const ns = await freshNamespace('not-helm');
+    const { core, batch } = clients();
+    const markers = mkdtempSync(path.join(tmpdir(), 'helmflow-not-helm-'));
+    const writes = (what: string) => ['sh', '-c', `touch ${path.join(markers, what)}`];
+    const plainPod = (name: string, nodeName?: string) => ({
+      metadata: { name },
+      spec: {
+        restartPolicy: 'Never',
+        ...(nodeName === undefined ? {} : { nodeName }),
+        containers: [{ name: 'main', image: 'native', command: writes(name) }],
+      },
+    });
+    try {
+      // A workload as a chart's Deployment would make it, a chart's own Job, and a pod naming the node itself.
+      await core.createNamespacedPod({ namespace: ns, body: plainPod('workload') });
+      await batch.createNamespacedJob({ namespace: ns, body: commandJob('chart-job', writes('chart-job')) });
+      await core.createNamespacedPod({ namespace: ns, body: plainPod('pinned', 'helmflow-native') });
+      const chartJobPod = await waitFor('the chart Job to have a pod', async () => {
+        const [pod] = await jobPods(ns, 'chart-job');
+        return pod?.metadata?.name;
+      });
+      const refused = ['workload', chartJobPod, 'pinned'];
+      const warnings = async (name: string) =>
+        (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+          (e) => e.involvedObject.name === name && e.reason === 'FailedScheduling',
+        );
+      for (const name of refused) {
+        await waitFor(`a FailedScheduling event on ${name}`, async () => (await warnings(name)).length > 0);
+      }
+      // Every change to a pod makes the node look at it again; none says it twice.
+      for (const round of [1, 2, 3]) {
+        for (const name of refused) kubectl(['label', 'pod', '-n', ns, name, `round=${String(round)}`, '--overwrite']);
+      }
+      // A helm Job created after all that runs: the node has seen every change above by the time it completes.
+      await createHelmJob(ns, commandJob('helm-runs', ['sh', '-c', `touch ${path.join(markers, 'helm-runs')}`]));
+      expect((await jobFinished(ns, 'helm-runs')).type).toBe('Complete');
+
+      for (const name of refused) {
+        const events = await warnings(name);
+        expect(events).toHaveLength(1);
+        expect(events[0]?.type).toBe('Warning');
+        expect(events[0]?.count).toBe(1);
+        expect(events[0]?.message).toContain("runs only helmflow's helm Job pods");
+        const pod = await core.readNamespacedPod({ name, namespace: ns });
+        expect(pod.status?.phase).toBe('Pending');
+        expect(pod.status?.containerStatuses ?? []).toEqual([]);
+      }
+      for (const name of ['workload', chartJobPod]) {
+        expect((await core.readNamespacedPod({ name, namespace: ns })).spec?.nodeName ?? '').toBe('');
+      }
+      expect((await warnings('workload'))[0]?.message).toContain('not controlled by a Job');
+      expect((await warnings(chartJobPod))[0]?.message).toContain('is not managed by helmflow');
+      // Only the helm Job's command ran on this machine.
+      expect(readdirSync(markers)).toEqual(['helm-runs']);
+    } finally {
+      rmSync(markers, { recursive: true, force: true });
     }
   });
 });

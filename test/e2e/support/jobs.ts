@@ -1,6 +1,43 @@
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { DEFAULT_API_GROUP } from '../../../src/api/index.js';
+import { actionLabelKey, chartLabels } from '../../../src/build/labels.js';
+import { ownerReference } from '../../../src/build/owner.js';
 import { waitFor } from '../../../src/devstack/wait.js';
+import { apply, readHelmChart } from './helmcharts.js';
 import { clients } from './kube.js';
+
+/**
+ * Makes a test Job one the native node runs, the way a real helm install Job is
+ * (src/nativenode/helm-job-pod.ts): a HelmChart of the Job's name controls it and it carries the labels
+ * src/build/labels.ts puts on install Jobs. The HelmChart is never reconciled: these tests run no controller.
+ * Needs the helm.k3sm.io CRDs (support/crds.ts installCrds).
+ */
+export async function asHelmJob(namespace: string, job: V1Job): Promise<V1Job> {
+  const name = job.metadata?.name ?? '';
+  const group = DEFAULT_API_GROUP;
+  apply({
+    apiVersion: `${group}/v1`,
+    kind: 'HelmChart',
+    metadata: { name, namespace },
+    spec: { chart: 'native-node-test' },
+  });
+  const chart = await readHelmChart(namespace, name);
+  if (chart === undefined) throw new Error(`HelmChart ${namespace}/${name} was not created`);
+  const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
+  const copy = structuredClone(job);
+  const meta = (copy.metadata ??= {});
+  meta.labels = Object.assign({}, meta.labels, labels);
+  meta.ownerReferences = [ownerReference(chart, group)];
+  const template = (copy.spec ??= { template: {} }).template;
+  const podMeta = (template.metadata ??= {});
+  podMeta.labels = Object.assign({}, podMeta.labels, labels);
+  return copy;
+}
+
+/** Creates `job` as a helm Job (asHelmJob) in `namespace`. */
+export async function createHelmJob(namespace: string, job: V1Job): Promise<void> {
+  await clients().batch.createNamespacedJob({ namespace, body: await asHelmJob(namespace, job) });
+}
 
 /** A Job whose single container runs `command` on the native node. */
 export function commandJob(
@@ -11,6 +48,7 @@ export function commandJob(
     activeDeadlineSeconds?: number;
     restartPolicy?: 'Never' | 'OnFailure';
     serviceAccountName?: string;
+    terminationGracePeriodSeconds?: number;
   } = {},
 ): V1Job {
   return {
@@ -22,6 +60,7 @@ export function commandJob(
         spec: {
           restartPolicy: extra.restartPolicy ?? 'Never',
           serviceAccountName: extra.serviceAccountName,
+          terminationGracePeriodSeconds: extra.terminationGracePeriodSeconds,
           containers: [{ name: 'main', image: 'native', command }],
         },
       },
