@@ -59,15 +59,6 @@ async function watchTemporal(
  * The controller process: takes the Lease, then (as leader only) installs the CRDs, watches charts and signals
  * their workflows, and sweeps the auto-deploy directory. Runs until `stop` aborts, then gives the Lease up.
  */
-/**
- * The leadership term the elector exposes (read-only `term`: the Lease's leaseTransitions when it was acquired),
- * sent with every desired state so a chart's workflow ignores a stale leader. Read by shape, so it is plumbed
- * through as soon as the elector has it; nothing without leader election.
- */
-function termOf(elector: LeaderElector | undefined): { term?: number } {
-  const term = (elector as { term?: unknown } | undefined)?.term;
-  return typeof term === 'number' ? { term } : {};
-}
 
 export async function runController(settings: Settings, log: Logger, stop: AbortSignal, hooks: ControllerHooks = {}) {
   const kube = resolveKubeConfig({ explicitPath: settings.kubeconfig });
@@ -104,7 +95,9 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       build: buildOptionsOf(settings, digestKey),
       log,
       ...(settings.tuning ? { tuning: settings.tuning } : {}),
-      ...termOf(elector),
+      // The Lease's leaseTransitions when this process took it: each desired state carries it, so a chart's
+      // workflow ignores what a stale leader still sends after another replica took over.
+      ...(elector?.term === undefined ? {} : { term: elector.term }),
       ...hooks,
     });
     await controller.start();
