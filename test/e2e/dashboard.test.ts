@@ -8,6 +8,7 @@ import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { apply, chartFailed, chartInstalled, helmChart } from './support/helmcharts.js';
+import { helmflowCommand } from './support/helmflow-process.js';
 import { freshNamespace } from './support/kube.js';
 import { testLayout } from './support/stack.js';
 
@@ -102,9 +103,7 @@ describe('the Grafana dashboard deploy/grafana/helmflow.json', () => {
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        path.join(repoRoot, 'src', 'cli', 'main.ts'),
+        ...helmflowCommand(),
         'run',
         `--kubeconfig=${layout.adminKubeconfig}`,
         `--temporal-address=${layout.temporalAddress}`,
