@@ -1,4 +1,5 @@
 import type { HelmChart, HelmChartCondition } from '../../../../src/api/index.js';
+import { InstalledCondition } from '../../../../src/api/reasons.js';
 
 /**
  * Where a generated chart ended:
@@ -14,15 +15,20 @@ export type Outcome =
   | { kind: 'silent'; phase: string; conditions: string };
 
 /**
- * The condition that says the chart failed: Failed=True with a reason, or a condition of a failure kind
- * (…Failed, …Error, Stalled, Degraded) that is True with a reason, so a per-attempt report by Kubernetes
- * conventions (issue 8: "a condition by Kubernetes conventions") counts as said, not silent.
+ * The condition that says the chart failed: Failed=True with a reason (the Job failed, or the install was refused),
+ * else Installed=False with reason InstallAttemptFailed: a pod of the install Job failed while the Job still
+ * retries under backOffLimit, said at once by Kubernetes conventions, so it counts as said, not silent.
  */
 export function failureCondition(chart: HelmChart): HelmChartCondition | undefined {
-  const failing = (c: HelmChartCondition) =>
-    c.status === 'True' && (c.reason ?? '') !== '' && /failed|error|stalled|degraded/iu.test(c.type);
   const conditions = chart.status?.conditions ?? [];
-  return conditions.find((c) => c.type === 'Failed' && failing(c)) ?? conditions.find(failing);
+  const said = (c: HelmChartCondition) => (c.reason ?? '') !== '';
+  return (
+    conditions.find((c) => c.type === 'Failed' && c.status === 'True' && said(c)) ??
+    conditions.find(
+      (c) =>
+        c.type === InstalledCondition.type && c.status === 'False' && c.reason === InstalledCondition.attemptFailed,
+    )
+  );
 }
 
 export function isInstalled(chart: HelmChart): boolean {
