@@ -125,7 +125,9 @@ const targetOf = (deps: ActivityDeps, ref: ChartRef, job: V1Job): ChartTarget =>
   uid: job.metadata?.labels?.[uidLabelKey(deps.group)] ?? '',
 });
 
-const secondsSince = (time: Date | undefined) => (time === undefined ? 0 : (Date.now() - time.getTime()) / 1000);
+// A watch's cached Job carries its timestamps as the apiserver's strings, a direct read as Dates: accept both.
+const secondsSince = (time: Date | string | undefined) =>
+  time === undefined ? 0 : (Date.now() - new Date(time).getTime()) / 1000;
 
 /**
  * Waits for the Job to finish, reading the shared watch's cache each second and heartbeating, so a cancelled

@@ -19,7 +19,7 @@ export async function asHelmJob(namespace: string, job: V1Job): Promise<V1Job> {
     apiVersion: `${group}/v1`,
     kind: 'HelmChart',
     metadata: { name, namespace },
-    spec: { chart: 'native-node-test' },
+    spec: { chart: 'oci://registry.invalid/native-node-test' },
   });
   const chart = await readHelmChart(namespace, name);
   if (chart === undefined) throw new Error(`HelmChart ${namespace}/${name} was not created`);
