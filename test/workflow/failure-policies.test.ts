@@ -10,6 +10,7 @@ import {
   timerSeconds,
   uniqueName,
   until,
+  untilSignalHandled,
   waitForStatus,
   withWorker,
 } from './support/harness.js';
@@ -97,7 +98,7 @@ describe('failurePolicy abort', () => {
       // A new digest of the same generation (a referenced Secret changed) is not a spec change: still stopped.
       await handle.signal(desiredStateSignal, desired('d1-secret', { failurePolicy: 'abort' }));
       await waitForStatus(handle, 'the new digest seen', (s) => s.desiredDigest === 'd1-secret');
-      const events = await historyOf(handle);
+      const events = await untilSignalHandled(handle);
       expect(scheduledActivities(events).filter((a) => a === 'prepareInstall')).toHaveLength(1);
       expect(timerSeconds(events)).toEqual([]);
       expect(cluster.calls).not.toContain('deleteJob');
@@ -139,9 +140,10 @@ describe('failurePolicy retry', () => {
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy: 'retry' }), fast);
       await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
 
-      // The same desired state again (a controller resync) does not start an attempt.
+      // The same desired state again (a controller resync) does not start an attempt, once the workflow has
+      // handled it (not merely before it got to it).
       await handle.signal(desiredStateSignal, desired('d1', { failurePolicy: 'retry' }));
-      const events = await historyOf(handle);
+      const events = await untilSignalHandled(handle);
       expect(scheduledActivities(events).filter((a) => a === 'prepareInstall')).toHaveLength(1);
       expect(timerSeconds(events)).toEqual([]);
 

@@ -121,6 +121,23 @@ export async function historyOf(handle: ChartHandle, runId?: string): Promise<Hi
   return (await h.fetchHistory()).events ?? [];
 }
 
+/**
+ * Waits until the workflow has handled its last signal: a workflow task completed after the signal's event. An
+ * absence asserted afterwards (no new attempt, no new Job) is then one the workflow decided, not a race.
+ */
+export async function untilSignalHandled(handle: ChartHandle, timeoutMs = 15_000): Promise<HistoryEvent[]> {
+  return waitFor(
+    `workflow ${handle.workflowId} to handle its last signal`,
+    async () => {
+      const events = await historyOf(handle);
+      const lastSignal = events.findLastIndex((e) => e.workflowExecutionSignaledEventAttributes != null);
+      const handled = events.slice(lastSignal + 1).some((e) => e.workflowTaskCompletedEventAttributes != null);
+      return lastSignal !== -1 && handled ? events : undefined;
+    },
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
 /** The durations (seconds) of the timers a run started, in order. */
 export function timerSeconds(events: HistoryEvent[]): number[] {
   return events
