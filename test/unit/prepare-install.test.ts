@@ -36,8 +36,14 @@ function fakeCluster(first: HelmChart, later: HelmChart) {
         seen.applied.push(`${object.kind}/${object.metadata?.name}`);
         return object;
       },
+      // Absent objects are created (never taken over: activities/objects.ts claims them).
+      create: async (object: KubernetesObject) => {
+        seen.applied.push(`${object.kind}/${object.metadata?.name}`);
+        return object;
+      },
       read: async () => Promise.reject(notFound),
     },
+    rbac: { listClusterRoleBinding: async () => ({ items: [] }) },
     batch: {
       createNamespacedJob: async ({ body }: { body: V1Job }) => {
         seen.jobs.push(body);
