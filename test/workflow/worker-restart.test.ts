@@ -43,7 +43,7 @@ describe('a worker that stops while a chart waits on its Job', () => {
       );
       expect(status).toMatchObject({ installedDigest: 'd1', attempt: 1 });
       // B resumed the wait (a retry of the same activity) on the Job A created: no new Job, no new attempt.
-      expect(b.waits).toEqual([{ jobUid: 'install-1', activityAttempt: 2, ended: 'outcome' }]);
+      expect(b.waits).toEqual([{ jobUid: 'install-1', activityAttempt: 2, ended: 'outcome', failedPodsReported: 0 }]);
       expect(b.installStarts).toEqual([]);
       expect(a.installStarts).toEqual([{ uid: 'uid-1', attempt: 1 }]);
       expect(b.calls).toEqual(['awaitJob', 'setStatus']);
