@@ -46,9 +46,12 @@ describe('the Temporal UI, in a real browser', () => {
       await link.click();
     });
     await capture('history-shows-summaries', async () => {
-      // Summaries the chart workflow gives its activities (workflows/chart.ts, workflows/summaries.ts).
+      // Summaries the chart workflow gives its activities (workflows/attempt.ts, workflows/summaries.ts).
       await page.getByText(`Status of HelmChart ${ns}/${name}: Installed`).first().waitFor({ timeout: UI_DEADLINE_MS });
-      await page.getByText(`Create Job helm-install-${name}`).first().waitFor({ timeout: UI_DEADLINE_MS });
+      await page
+        .getByText(`Validate HelmChart ${ns}/${name}, then create its ServiceAccount`)
+        .first()
+        .waitFor({ timeout: UI_DEADLINE_MS });
     });
   });
 });
