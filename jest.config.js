@@ -9,6 +9,7 @@ const common = {
 };
 
 export default {
+  testSequencer: '<rootDir>/jest.sequencer.js',
   // The e2e tests wait on a real cluster; each wait has its own, shorter deadline.
   testTimeout: 240_000,
   projects: [
