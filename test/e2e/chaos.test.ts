@@ -2,13 +2,13 @@
 // controller, the Temporal server, the kube-apiserver and the native node are each kill -9'ed at random moments
 // (a seeded plan) and restarted. CI runs a small plan; HELMFLOW_CHAOS_OPS and HELMFLOW_CHAOS_SEED choose
 // another, and `npx tsx test/e2e/support/chaos/main.ts --ops 100 --seed N` is the long run.
-import { freshSeed } from './support/chaos/prng.js';
+import { newSeed } from './support/prng.js';
 import { formatReport, longestStall, workerStallTargetMs } from './support/chaos/report.js';
 import { runChaos, type ChaosReport } from './support/chaos/run.js';
 import { killKinds } from './support/chaos/plan.js';
 
 const operations = Number(process.env.HELMFLOW_CHAOS_OPS ?? 16);
-const seed = Number(process.env.HELMFLOW_CHAOS_SEED ?? freshSeed());
+const seed = Number(process.env.HELMFLOW_CHAOS_SEED ?? newSeed());
 let report: ChaosReport;
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@
 // Prints the seed first and a summary table last; exits 1 when an invariant does not hold.
 import { Command, InvalidArgumentError } from 'commander';
 import { restartStack } from '../crash.js';
-import { freshSeed } from './prng.js';
+import { newSeed } from '../prng.js';
 import { formatReport, violations } from './report.js';
 import { runChaos } from './run.js';
 
@@ -21,7 +21,7 @@ const options = new Command('chaos')
   .parse()
   .opts<{ ops: number; seed?: number }>();
 
-const seed = options.seed ?? freshSeed();
+const seed = options.seed ?? newSeed();
 const log = (line: string) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 log(`chaos: seed ${seed}`);
 await restartStack();

@@ -1,4 +1,4 @@
-import { Prng } from './prng.js';
+import { Prng } from '../prng.js';
 
 /** What the chaos run kills with SIGKILL: helmflow's two roles and three processes of the embedded stack. */
 export const killKinds = ['worker', 'controller', 'temporal', 'kube-apiserver', 'native-node'] as const;

@@ -1,4 +1,4 @@
-import type { Prng } from './prng.js';
+import type { Prng } from '../prng.js';
 import type { Choice, Verdict } from './verdicts.js';
 
 /** Where the generated charts can come from: all local (built by the test, served on loopback). */

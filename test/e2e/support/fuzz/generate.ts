@@ -1,4 +1,4 @@
-import type { Prng } from './prng.js';
+import type { Prng } from '../prng.js';
 import {
   backOffLimitVariants,
   choose,

@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { startStack } from '../../../../src/devstack/stack.js';
 import { testLayout, testLog, testStackOptions } from '../stack.js';
 import { startFuzzEnvironment } from './environment.js';
-import { newSeed } from './prng.js';
+import { newSeed } from '../prng.js';
 import { runFuzz } from './run.js';
 
 const wholeNumber = (text: string): number => {

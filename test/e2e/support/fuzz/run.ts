@@ -8,7 +8,7 @@ import { expectationFor, generateCases, type FuzzCase } from './generate.js';
 import { bounded, kubectlAsync } from './kubectl.js';
 import { refusedField, settledOutcome, silentOutcome, type Outcome } from './outcomes.js';
 import type { FuzzHelmflow } from './processes.js';
-import { Prng } from './prng.js';
+import { Prng } from '../prng.js';
 import { describeCase, outcomeTable, type CaseResult } from './table.js';
 import { FUZZ_SECRETS } from './values.js';
 

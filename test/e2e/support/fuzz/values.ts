@@ -1,4 +1,4 @@
-import type { Prng } from './prng.js';
+import type { Prng } from '../prng.js';
 import { choose, type FieldContext, type Variant } from './fields.js';
 import type { Choice, Verdict } from './verdicts.js';
 

@@ -1,6 +1,6 @@
 /**
- * A seeded pseudo-random generator (mulberry32): the same seed gives the same plan, so a failing chaos run is
- * reproduced by passing the seed it printed.
+ * A seeded pseudo-random generator (mulberry32) shared by the fuzz and chaos suites: the same seed gives the
+ * same cases or plan, so a failure printed with its seed reproduces with `--seed`. Not for anything secret.
  */
 export class Prng {
   private state: number;
@@ -23,16 +23,19 @@ export class Prng {
     return min + Math.floor(this.next() * (max - min + 1));
   }
 
+  chance(p: number): boolean {
+    return this.next() < p;
+  }
+
   pick<T>(items: readonly T[]): T {
     const item = items[Math.floor(this.next() * items.length)];
-    if (item === undefined) throw new Error('Prng.pick of an empty list');
+    if (item === undefined) throw new Error('pick from an empty list');
     return item;
   }
 
-  /** A copy of `items` in a random order (Fisher–Yates). */
   shuffle<T>(items: readonly T[]): T[] {
     const out = [...items];
-    for (let i = out.length - 1; i > 0; i--) {
+    for (let i = out.length - 1; i > 0; i -= 1) {
       const j = Math.floor(this.next() * (i + 1));
       [out[i], out[j]] = [out[j] as T, out[i] as T];
     }
@@ -40,7 +43,7 @@ export class Prng {
   }
 }
 
-/** A seed for a run that was given none: printed by the run, so it can be given next time. */
-export function freshSeed(): number {
-  return Math.floor(Math.random() * 2 ** 31);
+/** A fresh seed when none is given: printed at the start of every run. */
+export function newSeed(): number {
+  return Math.floor(Math.random() * 0x7fffffff);
 }
