@@ -1,4 +1,3 @@
-import { stringify } from 'yaml';
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds, removeCrds } from './support/crds.js';
@@ -6,6 +5,7 @@ import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 import { chartWorkflowStatus, holdsFor, watchJobs, type JobLog } from './support/observe.js';
+import { installPermissiveCrds } from './support/permissive-crds.js';
 
 /**
  * How long a refused chart is watched for a Job: four times the test settings' longest backoff (4 s), so a
@@ -17,40 +17,6 @@ const NO_JOB_WINDOW_MS = 16_000;
 /** Holds while the watch has seen no Job in the namespace (uidsOf throws if the watch ended: no false pass). */
 async function noJobFor(jobs: JobLog, what: string): Promise<void> {
   await holdsFor(`no Job for ${what}`, () => jobs.added.length === 0 && jobs.uidsOf('').length === 0, NO_JOB_WINDOW_MS);
-}
-
-/**
- * k3s's own CRDs validate nothing: in drop-in mode (helm.cattle.io) an http:// repo reaches the controller, which
- * must refuse it itself. These CRDs stand in for k3s's: structural, but with no rules.
- */
-function permissiveCrd(kind: string, plural: string) {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${plural}.helm.cattle.io` },
-    spec: {
-      group: 'helm.cattle.io',
-      scope: 'Namespaced',
-      names: { kind, plural, singular: kind.toLowerCase(), listKind: `${kind}List` },
-      versions: [
-        {
-          name: 'v1',
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              properties: {
-                spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-                status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
 }
 
 function cattleChart(namespace: string, name: string, spec: Record<string, unknown>) {
@@ -72,16 +38,7 @@ afterAll(async () => {
 
 describe('refusals the apiserver cannot make are made by the controller, with a reason and no Job', () => {
   it('refuses an http:// repo that slipped past k3s-style CRDs with Failed/InsecureRepo', async () => {
-    const crds = [permissiveCrd('HelmChart', 'helmcharts'), permissiveCrd('HelmChartConfig', 'helmchartconfigs')];
-    const applied = kubectl(
-      ['apply', '--server-side', '--force-conflicts', '-f', '-'],
-      crds.map((c) => stringify(c)).join('---\n'),
-    );
-    expect(applied.status).toBe(0);
-    await waitFor(
-      'the permissive CRDs to serve',
-      () => kubectl(['get', 'helmcharts.helm.cattle.io', '-A']).status === 0,
-    );
+    await installPermissiveCrds();
     // helmflow re-applies its own (strict) CRDs when it leads, so it starts only after the chart exists.
     const ns = await freshNamespace('insecure');
     const jobs = await watchJobs(ns);
