@@ -32,6 +32,7 @@ k8s=$(pin kubernetes)
 etcd=$(pin etcd)
 temporal=$(pin temporal)
 helm=$(pin helm)
+k3s_helm_controller=$(pin k3s-helm-controller)
 
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 done_marker() { [ -f "$1/.complete" ]; }
@@ -110,12 +111,23 @@ build_kubernetes() {
   done
 }
 
+# k3s's helm-controller, for the side-by-side benchmark and the k3s adoption test only: helmflow never runs it.
+# Its module has no replace directives, so `go install` builds it as published.
+build_k3s_helm_controller() {
+  GOBIN="$1" go install -v "github.com/k3s-io/helm-controller@$k3s_helm_controller" 2>&1 | progress
+}
+
 # go -v names each package as it is compiled; print a count now and then so a long first build shows life.
 progress() {
   awk '{ n++; if (n % 100 == 0) { printf "    ... %d packages\n", n; fflush() } } /^go: |: (error|cannot|undefined)/ { print; fflush() }
        END { printf "    %d packages compiled\n", n }'
 }
 
+# `tools/build.sh k3s-helm-controller` builds only that bench-only tool (on demand; setup never needs it).
+if [ "${1:-}" = k3s-helm-controller ]; then
+  build_into k3s-helm-controller "$tools/k3s-helm-controller-$k3s_helm_controller" build_k3s_helm_controller
+  exit 0
+fi
 build_into helm "$tools/helm-$helm" build_helm
 build_into temporal "$tools/temporal-$temporal" build_temporal
 build_into etcd "$tools/etcd-$etcd" build_etcd
