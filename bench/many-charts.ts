@@ -8,7 +8,7 @@
 // tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
 // Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--runtime compiled|tsx]
 //   (defaults 40, 500, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
@@ -17,6 +17,7 @@ import { freePort } from '../src/devstack/free-port.js';
 import { get } from '../src/devstack/http.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/devstack/wait.js';
+import { mib, rssBytes } from './proc.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2800';
@@ -37,11 +38,7 @@ const slots = numberFlag('--slots', 500);
 const runtimeAt = process.argv.indexOf('--runtime');
 const runtime = runtimeAt === -1 ? 'compiled' : process.argv[runtimeAt + 1];
 if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime is compiled or tsx');
-/** The resident memory of a process, in MiB, as the kernel counts it. */
-const rssMiB = (pid: number): number => {
-  const kib = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${String(pid)}/status`, 'utf8'))?.[1];
-  return Math.round(Number(kib) / 1024);
-};
+const rssMiB = (pid: number): number => mib(rssBytes(pid));
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'many' });

@@ -1,21 +1,17 @@
 // Prints the embedded stack's warm start time (tools built, state directory fresh or reused) and the memory
 // its processes hold once ready. Run: npx tsx bench/stack-start.ts [--runs N]
-import { readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { shiftedPorts, StackLayout } from '../src/devstack/layout.js';
 import { processesUnder } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
+import { mib, rssBytes } from './proc.js';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 3);
 const layout = new StackLayout(path.join(tmpdir(), 'helmflow-bench-stack'), shiftedPorts(4000));
 const log = pino({ level: 'warn' });
-
-function rssKiB(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-}
 
 await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
@@ -26,12 +22,12 @@ for (let i = 0; i < runs; i++) {
   await startStack(layout, log);
   timings.push({ kind, ms: Math.round(performance.now() - started) });
   if (i === runs - 1) {
-    const processes = processesUnder(layout.stateDir).map((p) => ({ ...p, rss: rssKiB(p.pid) }));
+    const processes = processesUnder(layout.stateDir).map((p) => ({ ...p, rss: rssBytes(p.pid) }));
     console.log('memory of the running stack (RSS):');
     for (const p of processes)
-      console.log(`  ${(p.rss / 1024).toFixed(0).padStart(6)} MiB  ${p.cmdline.split(' ')[0] ?? ''}`);
+      console.log(`  ${mib(p.rss).toFixed(0).padStart(6)} MiB  ${p.cmdline.split(' ')[0] ?? ''}`);
     const total = processes.reduce((sum, p) => sum + p.rss, 0);
-    console.log(`  ${(total / 1024).toFixed(0).padStart(6)} MiB  total`);
+    console.log(`  ${mib(total).toFixed(0).padStart(6)} MiB  total`);
   }
   await stopStack(layout, log);
 }

@@ -18,7 +18,9 @@ import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } 
 import { readPins } from '../src/config/pins.js';
 import { waitFor } from '../src/devstack/wait.js';
 import { FakeJobs, createWaitActivities } from './wait-designs/activities.js';
-import { cpuSeconds, grownByOperation, rssBytes, scrape, startDevServer } from './wait-designs/server.js';
+import { eachLimit } from './each-limit.js';
+import { cpuSeconds, rssBytes } from './proc.js';
+import { grownByOperation, scrape, startDevServer } from './wait-designs/server.js';
 import { jobFinishedSignal, type heartbeatWait, type timerSignalWait } from './wait-designs/workflows.js';
 
 const numberFlag = (name: string, def: number): number => {
@@ -61,18 +63,6 @@ interface Figures {
   finishToLastClose: number;
   finishToMedianClose: number;
   finishServerCpu: number;
-}
-
-/** Runs `work` over `items`, at most `limit` at a time. */
-async function eachLimit<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const item = items[next++] as T;
-      await work(item);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
 Runtime.install({ logger: new DefaultLogger('WARN') });

@@ -1,7 +1,7 @@
 // A Temporal dev server of the bench's own (the pinned binary, free ports, a temporary database), and what the
-// bench reads of it: CPU and RSS from /proc, request counts from its Prometheus endpoint.
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// bench reads of it: request counts from its Prometheus endpoint (CPU and RSS: ../proc.ts).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPaths } from '../../src/config/pins.js';
@@ -66,22 +66,6 @@ export async function startDevServer(): Promise<DevServer> {
     throw err;
   }
   return { pid, address: `127.0.0.1:${port}`, metricsPort, stop };
-}
-
-const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim());
-
-/** CPU seconds (user + system, all threads) a process has used so far. */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // Fields after the command name, which may itself hold spaces; utime and stime are fields 14 and 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-}
-
-export function rssBytes(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
-  return Number(kb ?? 0) * 1024;
 }
 
 /** Every sample of the server's metrics, keyed by the metric line's name and labels. */
