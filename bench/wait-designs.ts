@@ -13,12 +13,12 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
-import proto from '@temporalio/proto';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { readPins } from '../src/config/pins.js';
 import { waitFor } from '../src/devstack/wait.js';
 import { FakeJobs, createWaitActivities } from './wait-designs/activities.js';
 import { eachLimit } from './each-limit.js';
+import { historyByType } from './history.js';
 import { cpuSeconds, rssBytes } from './proc.js';
 import { grownByOperation, scrape, startDevServer } from './wait-designs/server.js';
 import { jobFinishedSignal, type heartbeatWait, type timerSignalWait } from './wait-designs/workflows.js';
@@ -188,12 +188,7 @@ async function measure(design: Design): Promise<Figures> {
       lengths.push(description.historyLength);
     });
     closes.sort((x, y) => x - y);
-    const history = await client.workflow.getHandle(ids[0] ?? '').fetchHistory();
-    const types = new Map<string, number>();
-    for (const event of history.events ?? []) {
-      const name = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
-      types.set(name, (types.get(name) ?? 0) + 1);
-    }
+    const history = await historyByType(client.workflow.getHandle(ids[0] ?? ''));
 
     return {
       design,
@@ -219,7 +214,7 @@ async function measure(design: Design): Promise<Figures> {
         mean: lengths.reduce((sum, n) => sum + n, 0) / lengths.length,
         max: Math.max(...lengths),
       },
-      eventTypes: [...types].map(([name, n]) => (n === 1 ? name : `${name}×${n}`)).join(', '),
+      eventTypes: history.types,
       signalsSeconds,
       signalsTooLate,
       finishToLastClose: (closes.at(-1) ?? Number.NaN) / 1000,

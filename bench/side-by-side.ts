@@ -1,0 +1,400 @@
+// helmflow side by side with helm itself and with k3s's helm-controller (issue 10), on one fresh embedded stack of
+// the bench's own. N tiny chartContent charts (built here, one ConfigMap each) are installed by, one system after
+// the other so none pollutes another's CPU figures, each in a namespace of its own and cleaned up after it:
+//  1. helm run directly, 8 at a time: `helm upgrade --install … --wait`, the command helmflow's Jobs run (the floor);
+//  2. helmflow (`helmflow run`, controller + worker in one process, the compiled build: `npm run build` first),
+//     on its own group helm.k3sm.io;
+//  3. k3s's helm-controller at the version tools/pins.json pins (built on demand), on helm.cattle.io.
+// helmflow and k3s get all N HelmCharts in one `kubectl apply --server-side`. For each it prints apply → all install
+// Jobs created, apply → all installed (k3s's klipper-helm pods cannot run on the native node), CPU seconds and
+// RSS (idle before the apply → the process's peak) of the controller process, CPU seconds of the Temporal server,
+// then the ratios helmflow/floor and helmflow/k3s and the history events of one helmflow install.
+// Run: npx tsx bench/side-by-side.ts [--charts N]   (default 100; needs `npm run setup` and `npm run build`;
+//   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { pino } from 'pino';
+import { stringify } from 'yaml';
+import type { ApiGroup, HelmChart } from '../src/api/index.js';
+import { namespaceLabelKey } from '../src/build/labels.js';
+import { toolPaths } from '../src/config/pins.js';
+import { freePort } from '../src/devstack/free-port.js';
+import { get } from '../src/devstack/http.js';
+import { readPid } from '../src/devstack/process.js';
+import { startStack, stopStack } from '../src/devstack/stack.js';
+import { waitFor } from '../src/devstack/wait.js';
+import { chartWorkflowId } from '../workflows/contract.js';
+import { eachLimit } from './each-limit.js';
+import { historyByType } from './history.js';
+import { startK3sHelmController } from './k3s-helm-controller.js';
+import { cpuSeconds, endedChildrenCpuSeconds, mib, peakRssBytes, rssBytes } from './proc.js';
+
+process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
+process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
+const { buildChart } = await import('../test/e2e/support/charts.js');
+const { installCrds } = await import('../test/e2e/support/crds.js');
+const { helmflowSettings } = await import('../test/e2e/support/helmflow.js');
+const { spawnHelmflow } = await import('../test/e2e/support/helmflow-process.js');
+const { helmChart } = await import('../test/e2e/support/helmcharts.js');
+const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
+const { watchJobs } = await import('../test/e2e/support/observe.js');
+const { testLayout } = await import('../test/e2e/support/stack.js');
+
+const chartsAt = process.argv.indexOf('--charts');
+const count = chartsAt === -1 ? 100 : Number(process.argv[chartsAt + 1]);
+if (!Number.isInteger(count) || count < 1) throw new Error('--charts takes a whole number of charts');
+const floorParallelism = 8;
+const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
+const layout = testLayout();
+const log = pino({ level: 'warn' });
+const chart = buildChart({ name: 'tiny' });
+// Generous deadlines: the bench reports slowness, it does not fail on it (1,000 charts took helmflow 11 min).
+const deadlineMs = Math.max(300_000, count * 3_000);
+
+interface Figures {
+  system: string;
+  applyMs?: number;
+  jobsMs?: number;
+  installedMs?: number;
+  /** Why there is no installed figure. */
+  notInstalled?: string;
+  cpu: number;
+  cpuToJobs?: number;
+  cpuOf: string;
+  rssIdle?: number;
+  rssPeak?: number;
+  temporalCpu: number;
+  temporalUsed: boolean;
+}
+
+/** A command's exit, run without blocking this process (its watches time what they see as it happens). */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, {
+      env: { ...process.env, KUBECONFIG: layout.adminKubeconfig, ...env },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve();
+      else
+        reject(
+          new Error(`${path.basename(command)} ${args.slice(0, 3).join(' ')} failed (${String(code)}): ${stderr}`),
+        );
+    });
+    child.stdin.end(input);
+  });
+}
+
+/** All N HelmCharts of `group` in one `kubectl apply`, as a user applying a directory would. */
+async function applyCharts(group: ApiGroup, namespace: string): Promise<void> {
+  const objects = names.map((name) => ({
+    ...helmChart(namespace, name, { chartContent: chart.chartContent }),
+    apiVersion: `${group}/v1`,
+  }));
+  const yaml = objects.map((object) => stringify(object)).join('---\n');
+  await run(toolPaths().kubectl, ['apply', '--server-side', '--field-manager=bench', '-f', '-'], {}, yaml);
+}
+
+/** When each HelmChart of `namespace` was first seen Installed at its current generation, by a watch. */
+async function watchInstalled(group: ApiGroup, namespace: string) {
+  const installedAt = new Map<string, number>();
+  let ended: unknown;
+  let stopped = false;
+  const request = await new Watch(kubeConfig()).watch(
+    `/apis/${group}/v1/namespaces/${namespace}/helmcharts`,
+    {},
+    (_type: string, object: HelmChart) => {
+      const { name, generation } = object.metadata;
+      const current = object.status?.observedGeneration === generation;
+      if (object.status?.phase === 'Installed' && current && !installedAt.has(name)) installedAt.set(name, Date.now());
+    },
+    (err: unknown) => {
+      if (!stopped) ended = err ?? new Error('the HelmChart watch ended');
+    },
+  );
+  return {
+    installedAt,
+    /** The time the last of all N was installed, once all are. */
+    allInstalled: (): number | undefined => {
+      if (ended !== undefined) throw new Error(`the HelmChart watch of ${namespace} ended early`);
+      return installedAt.size === count ? Math.max(...installedAt.values()) : undefined;
+    },
+    stop: () => {
+      stopped = true;
+      request.abort();
+    },
+  };
+}
+
+/** The time the last of the N install Jobs was created, once all are (both systems name them helm-install-<chart>). */
+const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): number | undefined => {
+  const installs = jobs.added.filter((job) => job.name.startsWith('helm-install-'));
+  const names = new Set(installs.map((job) => job.name));
+  jobs.uidsOf(''); // throws if the watch ended early
+  return names.size === count ? Math.max(...installs.map((job) => job.seenAt)) : undefined;
+};
+
+async function createNamespace(name: string): Promise<void> {
+  await clients().core.createNamespace({ body: { metadata: { name } } });
+}
+
+/** Deletes a namespace and waits until it and everything in it are gone. */
+async function deleteNamespace(name: string): Promise<void> {
+  const { core } = clients();
+  await core.deleteNamespace({ name });
+  await waitFor(
+    `namespace ${name} to be gone`,
+    async () => {
+      try {
+        await core.readNamespace({ name });
+        return undefined;
+      } catch (err) {
+        return (err as { code?: number }).code === 404 || undefined;
+      }
+    },
+    { timeoutMs: deadlineMs, intervalMs: 1_000 },
+  );
+}
+
+/** The highest RSS over a few seconds of doing nothing, once started: what the process holds idle. */
+async function idleRss(pid: number): Promise<number> {
+  let highest = 0;
+  const until = Date.now() + 5_000;
+  await waitFor('an idle RSS sample', () => ((highest = Math.max(highest, rssBytes(pid))), Date.now() >= until), {
+    timeoutMs: 30_000,
+    intervalMs: 500,
+  });
+  return highest;
+}
+
+const temporalPid = (): number => {
+  const pid = readPid(layout.pidFile('temporal'));
+  if (pid === undefined) throw new Error('the stack runs no Temporal server');
+  return pid;
+};
+
+async function floor(): Promise<Figures> {
+  const namespace = 'bench-floor';
+  await createNamespace(namespace);
+  const home = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-helm-'));
+  const env = {
+    HELM_CACHE_HOME: path.join(home, 'cache'),
+    HELM_CONFIG_HOME: path.join(home, 'config'),
+    HELM_DATA_HOME: path.join(home, 'data'),
+  };
+  const [temporal0, helm0, start] = [cpuSeconds(temporalPid()), endedChildrenCpuSeconds(), Date.now()];
+  await eachLimit(names, floorParallelism, (name) =>
+    run(
+      toolPaths().helm,
+      ['upgrade', '--install', name, chart.path, '--namespace', namespace, '--wait', '--timeout', '300s'],
+      env,
+    ),
+  );
+  const figures: Figures = {
+    system: `helm directly, ${String(floorParallelism)} at a time (the floor)`,
+    installedMs: Date.now() - start,
+    cpu: endedChildrenCpuSeconds() - helm0,
+    cpuOf: 'the helm processes',
+    temporalCpu: cpuSeconds(temporalPid()) - temporal0,
+    temporalUsed: false,
+  };
+  rmSync(home, { recursive: true, force: true });
+  await deleteNamespace(namespace);
+  return figures;
+}
+
+interface HistoryFigures {
+  lastInstalled: string;
+  events: number;
+  types: string;
+  sampled: number[];
+}
+
+/** Workflow history events: the chart installed last, read right after, by type; and a spread of charts' lengths. */
+async function historyOf(client: Client, group: ApiGroup, namespace: string, installedAt: Map<string, number>) {
+  const workflowId = (name: string) => chartWorkflowId({ group, namespace, name });
+  const lastInstalled = [...installedAt].sort((a, b) => b[1] - a[1])[0]?.[0] ?? names[0] ?? '';
+  const history = await historyByType(client.workflow.getHandle(workflowId(lastInstalled)));
+  const samples = Math.min(20, count);
+  const sampled: number[] = [];
+  for (let k = 0; k < samples; k++) {
+    const name = names[Math.floor((k * count) / samples)] ?? '';
+    sampled.push((await client.workflow.getHandle(workflowId(name)).describe()).historyLength);
+  }
+  return {
+    lastInstalled,
+    ...history,
+    sampled: sampled.sort((a, b) => a - b),
+  } satisfies HistoryFigures;
+}
+
+/** After helmflow stopped: its workflows ended, its HelmCharts' finalizers dropped, its namespace and bindings gone. */
+async function removeHelmflowCharts(client: Client, group: ApiGroup, namespace: string): Promise<void> {
+  await eachLimit(names, 16, async (name) => {
+    try {
+      await client.workflow.getHandle(chartWorkflowId({ group, namespace, name })).terminate('bench cleanup');
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  });
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  await eachLimit(names, 16, async (name) => {
+    await custom.patchNamespacedCustomObject(
+      { group, version: 'v1', namespace, plural: 'helmcharts', name, body: { metadata: { finalizers: null } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  });
+  await clients().rbac.deleteCollectionClusterRoleBinding({
+    labelSelector: `${namespaceLabelKey(group)}=${namespace}`,
+  });
+  await deleteNamespace(namespace);
+}
+
+async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }> {
+  const group: ApiGroup = 'helm.k3sm.io';
+  const namespace = 'bench-helmflow';
+  await installCrds(group);
+  await createNamespace(namespace);
+  const settings = helmflowSettings({ group, httpPort: await freePort() });
+  const running = spawnHelmflow('run', settings);
+  const pid = running.child.pid ?? -1;
+  const connection = await Connection.connect({ address: layout.temporalAddress });
+  const client = new Client({ connection, namespace: settings.temporalNamespace });
+  try {
+    await waitFor(
+      'helmflow /readyz',
+      async () => (await get(`http://127.0.0.1:${String(settings.httpPort)}/readyz`)).status === 200,
+      { timeoutMs: 180_000, intervalMs: 100 },
+    );
+    const rssIdle = await idleRss(pid);
+    const jobs = await watchJobs(namespace);
+    const charts = await watchInstalled(group, namespace);
+    const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
+    await applyCharts(group, namespace);
+    const applyMs = Date.now() - start;
+    const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
+    const cpuToJobs = cpuSeconds(pid) - cpu0;
+    const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
+    const figures: Figures = {
+      system: 'helmflow run (controller + worker)',
+      applyMs,
+      jobsMs: jobsAt - start,
+      installedMs: installedAt - start,
+      cpu: cpuSeconds(pid) - cpu0,
+      cpuToJobs,
+      cpuOf: 'helmflow run',
+      rssIdle,
+      rssPeak: peakRssBytes(pid),
+      temporalCpu: cpuSeconds(temporalPid()) - temporal0,
+      temporalUsed: true,
+    };
+    jobs.stop();
+    charts.stop();
+    const history = await historyOf(client, group, namespace, charts.installedAt);
+    await running.stop();
+    await removeHelmflowCharts(client, group, namespace);
+    return { figures, history };
+  } finally {
+    await running.kill();
+    await connection.close();
+  }
+}
+
+const klipperCannotRun = '— (its klipper-helm pods cannot run on the native node)';
+
+async function k3s(): Promise<Figures> {
+  const namespace = 'bench-k3s';
+  await createNamespace(namespace);
+  const controller = startK3sHelmController(layout.adminKubeconfig);
+  try {
+    await waitFor('k3s helm-controller to start', controller.isStarted, { timeoutMs: 120_000 });
+    const rssIdle = await idleRss(controller.pid);
+    const jobs = await watchJobs(namespace);
+    const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
+    await applyCharts('helm.cattle.io', namespace);
+    const applyMs = Date.now() - start;
+    const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
+    jobs.stop();
+    return {
+      system: 'k3s helm-controller v0.17.9',
+      applyMs,
+      jobsMs: jobsAt - start,
+      notInstalled: klipperCannotRun,
+      cpu: cpuSeconds(controller.pid) - cpu0,
+      cpuOf: 'to Jobs created',
+      rssIdle,
+      rssPeak: peakRssBytes(controller.pid),
+      temporalCpu: cpuSeconds(temporalPid()) - temporal0,
+      temporalUsed: false,
+    };
+  } finally {
+    await controller.stop();
+  }
+}
+
+const seconds = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
+const ratio = (a: number | undefined, b: number | undefined) =>
+  a === undefined || b === undefined || b === 0 ? '—' : `${(a / b).toFixed(1)} ×`;
+
+function printTable(rows: Figures[]): void {
+  console.log(
+    `\n${String(count)} tiny chartContent charts, one fresh embedded stack (2 cores), each system alone in turn:\n`,
+  );
+  console.log(
+    '| system | kubectl apply | apply → all Jobs created | apply → all installed | controller CPU | controller RSS idle → peak | Temporal server CPU |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const cpu =
+      r.cpuToJobs === undefined
+        ? `${r.cpu.toFixed(1)} s (${r.cpuOf})`
+        : `${r.cpu.toFixed(1)} s (${r.cpuToJobs.toFixed(1)} s to Jobs created)`;
+    const rss = r.rssPeak === undefined ? '—' : `${String(mib(r.rssIdle ?? 0))} → ${String(mib(r.rssPeak))} MiB`;
+    const temporal = `${r.temporalCpu.toFixed(1)} s${r.temporalUsed ? '' : ' (not used: idle)'}`;
+    console.log(
+      `| ${r.system} | ${seconds(r.applyMs)} | ${seconds(r.jobsMs)} | ${r.notInstalled ?? seconds(r.installedMs)} | ${cpu} | ${rss} | ${temporal} |`,
+    );
+  }
+}
+
+await stopStack(layout, log);
+rmSync(layout.stateDir, { recursive: true, force: true });
+await startStack(layout, log);
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(' ');
+console.log(`side-by-side --charts ${String(count)}, ${new Date().toISOString()}; load average at start ${load()}`);
+try {
+  const floorFigures = await floor();
+  const { figures: hf, history } = await helmflow();
+  const k3sFigures = await k3s();
+  printTable([floorFigures, hf, k3sFigures]);
+  console.log(
+    "\nk3s's install Jobs run rancher/klipper-helm's entrypoint; the native node runs only helmflow's helm Job pods" +
+      ' (host processes, no images), so k3s is measured to its Jobs created. Controller CPU and Temporal CPU are' +
+      " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own.",
+  );
+  const median = history.sampled[Math.floor(history.sampled.length / 2)];
+  console.log(`\nhelmflow / floor, all installed:        ${ratio(hf.installedMs, floorFigures.installedMs)}`);
+  console.log(`helmflow / k3s, all Jobs created:        ${ratio(hf.jobsMs, k3sFigures.jobsMs)}`);
+  console.log(`helmflow / k3s, CPU to Jobs created:     ${ratio(hf.cpuToJobs, k3sFigures.cpu)}`);
+  console.log(`helmflow / k3s, peak RSS:                ${ratio(hf.rssPeak, k3sFigures.rssPeak)}`);
+  console.log(
+    `helmflow history events of one install:  ${String(history.events)} (${history.lastInstalled}, installed last, read right after): ${history.types}`,
+  );
+  console.log(
+    `history events, ${String(history.sampled.length)} charts spread over the N: min ${String(history.sampled[0])}, median ${String(median)}, max ${String(history.sampled.at(-1))}`,
+  );
+  console.log(`load average at the end (2 cores, shared): ${load()}`);
+} finally {
+  await stopStack(layout, log);
+  rmSync(layout.stateDir, { recursive: true, force: true });
+}
