@@ -53,7 +53,7 @@ const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'tiny' });
 // Generous deadlines: the bench reports slowness, it does not fail on it (1,000 charts took helmflow 11 min).
-const deadlineMs = Math.max(300_000, count * 3_000);
+const deadlineMs = Math.max(900_000, count * 3_000);
 
 interface Figures {
   system: string;
@@ -140,6 +140,17 @@ const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): numb
   jobs.uidsOf(''); // throws if the watch ended early
   return names.size === count ? Math.max(...installs.map((job) => job.seenAt)) : undefined;
 };
+
+/** How far a system is, on stderr every 15 s while it works, so a long run shows life (and where it stalls). */
+function reportProgress(system: string, start: number, line: () => string): () => void {
+  const timer = setInterval(() => {
+    console.error(`[${system} +${String(Math.round((Date.now() - start) / 1000))} s] ${line()}`);
+  }, 15_000);
+  timer.unref(); // a run that fails half-way still exits
+  return () => {
+    clearInterval(timer);
+  };
+}
 
 async function createNamespace(name: string): Promise<void> {
   await clients().core.createNamespace({ body: { metadata: { name } } });
@@ -279,9 +290,14 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
     await applyCharts(group, namespace);
     const applyMs = Date.now() - start;
+    const quiet = reportProgress('helmflow', start, () => {
+      const created = new Set(jobs.added.map((job) => job.name)).size;
+      return `${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}`;
+    });
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
     const cpuToJobs = cpuSeconds(pid) - cpu0;
     const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
+    quiet();
     const figures: Figures = {
       system: 'helmflow run (controller + worker)',
       applyMs,
@@ -320,7 +336,11 @@ async function k3s(): Promise<Figures> {
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
     await applyCharts('helm.cattle.io', namespace);
     const applyMs = Date.now() - start;
+    const quiet = reportProgress('k3s', start, () => {
+      return `${String(new Set(jobs.added.map((job) => job.name)).size)} Jobs created of ${String(count)}`;
+    });
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
+    quiet();
     jobs.stop();
     return {
       system: 'k3s helm-controller v0.17.9',
