@@ -7,15 +7,22 @@
 # reads both stages below (their COPY, RUN, ENV, ENTRYPOINT and CMD), lays the same files out in directories
 # outside the repository, runs the same `npm ci` (offline, from the npm cache) and `npm run build` there, and then
 # the ENTRYPOINT and CMD, and requires that process to install a chart with real helm on the embedded stack,
-# answer /readyz and stop cleanly on SIGTERM. Only what the test cannot reproduce is unproven: the base image, its
-# apt packages (the test requires them installed on the machine it runs on) and the user.
+# answer /readyz and stop cleanly on SIGTERM. Only what the test cannot reproduce is unproven: the base image (that
+# its digest is what the registry serves), its apt packages (the test requires them installed on the machine it runs
+# on) and the user.
 #
 #   docker build -t helmflow:0.1.0 .
 #   docker run --rm helmflow:0.1.0 --help
 
 # glibc (bookworm), not Alpine: the Temporal worker's native core is built for glibc. Node 22 is an LTS line
-# (Node 20's support ended on 2026-04-30); .ci/run runs the tests on Node 22 too. Pinned by tag, not yet by digest.
-ARG NODE_IMAGE=node:22-bookworm-slim
+# (Node 20's support ended on 2026-04-30); .ci/run runs the tests on Node 22 too.
+# Pinned by digest (the multi-platform index), so a rebuild gets the same base whatever the tag points at later.
+# No registry is reachable where helmflow is developed: this digest is the one Docker's official-images team
+# published for node:22-bookworm-slim (Node 22.23.2, built 2026-09-19) in github.com/docker-library/repo-info,
+# repos/node/remote/22-bookworm-slim.md at commit 3179cb4d576b9929bf86873c87f279ac67661c6e. To verify it, or to
+# move to a newer build: `docker buildx imagetools inspect node:22-bookworm-slim` prints the tag's current index
+# digest (`Digest:`); `docker buildx imagetools inspect node:22-bookworm-slim@sha256:<digest>` shows what a digest is.
+ARG NODE_IMAGE=node:22-bookworm-slim@sha256:48e4b67d85f87bd551df43704e24d252f56cc5f8e9718841aace50f19948f0f9
 
 # The build: all dependencies, then tsc and the workflow bundle (`npm run build`) into dist/.
 FROM ${NODE_IMAGE} AS build

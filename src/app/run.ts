@@ -5,15 +5,12 @@ import { installWorkerMetrics, withWorkerMetrics } from '../observability/worker
 import { runController } from './controller-process.js';
 import type { Settings } from './settings.js';
 import { runWorker } from './worker-process.js';
-import { SHUTDOWN_FORCE_SECONDS } from '../worker/worker.js';
+import { SHUTDOWN_EXIT_SECONDS } from '../worker/shutdown.js';
 
 export type Role = 'controller' | 'worker' | 'run';
 
-/** Beyond the worker's own forced shutdown, the process exits regardless: nothing may hold it up for ever. */
-const EXIT_BOUND_SECONDS = SHUTDOWN_FORCE_SECONDS + 5;
-
 /**
- * Runs the chosen roles until SIGTERM/SIGINT, then shuts each down gracefully, exiting within EXIT_BOUND_SECONDS.
+ * Runs the chosen roles until SIGTERM/SIGINT, then shuts each down gracefully, exiting within SHUTDOWN_EXIT_SECONDS.
  * Serves /metrics, /healthz and /readyz: ready once the controller reaches its Temporal namespace (and has
  * started its watches when it leads) and the worker polls; until then /readyz names what each waits for.
  */
@@ -21,12 +18,12 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      log.info({ signal, exitWithinSeconds: EXIT_BOUND_SECONDS }, 'shutting down');
+      log.info({ signal, exitWithinSeconds: SHUTDOWN_EXIT_SECONDS }, 'shutting down');
       stop.abort();
       setTimeout(() => {
-        log.error({ seconds: EXIT_BOUND_SECONDS }, 'shutdown took too long; exiting');
+        log.error({ seconds: SHUTDOWN_EXIT_SECONDS }, 'shutdown took too long; exiting');
         process.exit(1);
-      }, EXIT_BOUND_SECONDS * 1000).unref();
+      }, SHUTDOWN_EXIT_SECONDS * 1000).unref();
     });
   }
   const withController = role !== 'worker';

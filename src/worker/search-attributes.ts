@@ -45,10 +45,11 @@ export function registrationCommand(target: TemporalTarget, names: readonly stri
     const each = names.map((name) => `--search-attribute ${name}=${searchAttributeType}`).join(' ');
     return `tcld namespace search-attributes add --namespace ${target.namespace} ${each}`;
   }
-  // The CLI takes --name many times and one --type for them all.
-  const each = names.map((name) => `--name ${name}`).join(' ');
+  // The CLI pairs each --name with the --type at the same position: one --type for three names registers only
+  // the first (seen with the pinned Temporal CLI v1.5.1).
+  const each = names.map((name) => `--name ${name} --type ${searchAttributeType}`).join(' ');
   const where = `--address ${target.address} --namespace ${target.namespace}`;
-  return `temporal operator search-attribute create ${where} ${each} --type ${searchAttributeType}`;
+  return `temporal operator search-attribute create ${where} ${each}`;
 }
 
 function refusedBecause(target: TemporalTarget, names: string[], why: string): SearchAttributeCheck {

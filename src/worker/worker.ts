@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { createActivities } from '../../activities/index.js';
 import type { ApiGroup } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
+import { SHUTDOWN_FORCE_SECONDS, SHUTDOWN_GRACE_SECONDS } from './shutdown.js';
 import { workflowSource } from './workflows-path.js';
 
 export interface WorkerConfig {
@@ -21,20 +22,9 @@ export interface WorkerConfig {
 }
 
 /**
- * A stopping worker polls no more and gives running activities this long to finish; then it cancels them (a Job
- * wait hands its chart back: the attempt fails as cancelled and Temporal retries it on another worker, or on
- * this one once restarted). The Job itself keeps running in the cluster, so nothing is lost.
- */
-export const SHUTDOWN_GRACE_SECONDS = 10;
-/**
- * The hard bound: after this the worker gives up on a clean shutdown; the process exits 5 s later at most
- * (src/app/run.ts), inside Kubernetes's default 30 s termination grace.
- */
-export const SHUTDOWN_FORCE_SECONDS = 20;
-
-/**
  * A worker running the chart workflows and their activities. Any number may run: Temporal spreads the charts.
- * On shutdown it stops polling, lets running activities finish within the grace time, then closes.
+ * On shutdown it stops polling, lets running activities finish within the grace time, then cancels them
+ * (src/worker/shutdown.ts).
  */
 export async function createChartWorker(config: WorkerConfig): Promise<{ worker: Worker; close: () => Promise<void> }> {
   const { connection } = config;

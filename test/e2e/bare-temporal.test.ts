@@ -82,12 +82,15 @@ describe('helmflow on a bare Temporal', () => {
     expect(await run.terminate()).toEqual(expect.objectContaining({ code: 0 }));
   });
 
-  it('refuses to become ready where registration is not allowed, naming the command', async () => {
+  it('refuses to become ready where registration is not allowed, naming the command, until it is run', async () => {
     const namespace = newNamespace();
     const proxy = await startDenyProxy(temporal.address);
     try {
       const worker = await helmflow('worker', proxy.address, namespace);
-      const command = `temporal operator search-attribute create --address ${proxy.address} --namespace ${namespace} --name HelmChartNamespace --name HelmChartName --name HelmChartPhase --type Keyword`;
+      const names = ['HelmChartNamespace', 'HelmChartName', 'HelmChartPhase'];
+      const command =
+        `temporal operator search-attribute create --address ${proxy.address} --namespace ${namespace} ` +
+        names.map((name) => `--name ${name} --type Keyword`).join(' ');
       const refusal = await waitFor('/readyz to name the command', async () => {
         const readyz = await worker.readyz();
         return readyz.status === 503 && readyz.body.includes(command) ? readyz.body : undefined;
@@ -99,12 +102,26 @@ describe('helmflow on a bare Temporal', () => {
       expect(errors[0]?.level).toBe(50);
       expect(errors[0]?.msg).toContain(command);
 
-      // Still refused, and said once, on the worker's next looks (every 15 s).
+      // Still refused, and said once, on the worker's next look (every 15 s).
       await waitFor('a second refused look', async () => (proxy.denied() > 1 ? true : undefined), {
         timeoutMs: 40_000,
       });
       expect((await worker.readyz()).status).toBe(503);
       expect(worker.logLines(/may not register/)).toHaveLength(1);
+
+      // The operator runs the command (against the server itself: this proxy refuses it for anyone); the worker
+      // sees the attributes on its next look and becomes ready without a restart.
+      const run = Date.now();
+      temporal.cli(
+        command
+          .replace(/^temporal /, '')
+          .replace(` --address ${proxy.address}`, '')
+          .split(' '),
+      );
+      await worker.untilReady(60_000);
+      process.stdout.write(`worker ready ${Date.now() - run} ms after the operator registered the attributes\n`);
+      expect(worker.logLines(/may not register/)).toHaveLength(1);
+      expect(worker.logLines(/worker running/)).toHaveLength(1);
     } finally {
       await proxy.close();
     }

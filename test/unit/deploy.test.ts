@@ -5,6 +5,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { API_GROUPS, crdFilePath, renderCrdsYaml } from '../../src/api/index.js';
 import { settingSpecs } from '../../src/app/settings.js';
 import { manifestRbacFilePath, renderManifestRbacYaml } from '../../src/controller/manifests/index.js';
+import { SHUTDOWN_EXIT_SECONDS } from '../../src/worker/shutdown.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -74,5 +75,30 @@ describe('settings given to the Deployments', () => {
     );
     expect(keys).toContain('TEMPORAL_ADDRESS');
     expect(keys.filter((k) => !settingEnvs.includes(k) && k !== 'HELMFLOW_LOG_LEVEL')).toEqual([]);
+  });
+});
+
+describe('termination grace', () => {
+  // Kubernetes SIGKILLs a pod at the end of its grace period: a worker killed before it has handed its Job waits
+  // back leaves them to a heartbeat timeout. Each helmflow pod is given longer than the process takes at most.
+  interface Values {
+    controller: { terminationGracePeriodSeconds: number };
+    worker: { terminationGracePeriodSeconds: number };
+  }
+  interface Deployment {
+    spec: { template: { spec: { terminationGracePeriodSeconds?: number } } };
+  }
+
+  it('the chart gives each Deployment longer than a helmflow process takes to exit after SIGTERM', () => {
+    const values = parse(read('deploy/chart/helmflow/values.yaml')) as Values;
+    expect(values.worker.terminationGracePeriodSeconds).toBeGreaterThan(SHUTDOWN_EXIT_SECONDS);
+    expect(values.controller.terminationGracePeriodSeconds).toBeGreaterThan(SHUTDOWN_EXIT_SECONDS);
+  });
+
+  it.each(['worker', 'controller'])('deploy/helmflow/%s.yaml does too', (role) => {
+    const deployment = parse(read(`deploy/helmflow/${role}.yaml`)) as Deployment;
+    // Unset is Kubernetes's default, 30 s.
+    const grace = deployment.spec.template.spec.terminationGracePeriodSeconds ?? 30;
+    expect(grace).toBeGreaterThan(SHUTDOWN_EXIT_SECONDS);
   });
 });

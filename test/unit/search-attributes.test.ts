@@ -93,7 +93,7 @@ describe('helmflow search attributes in a Temporal namespace', () => {
       missing: ['HelmChartNamespace', 'HelmChartPhase'],
       reason: expect.stringContaining(
         'temporal operator search-attribute create --address temporal:7233 --namespace charts ' +
-          '--name HelmChartNamespace --name HelmChartPhase --type Keyword',
+          '--name HelmChartNamespace --type Keyword --name HelmChartPhase --type Keyword',
       ) as unknown,
     });
   });

@@ -3,6 +3,7 @@ import { repoRoot } from '../../../src/config/pins.js';
 import { freePort } from '../../../src/devstack/free-port.js';
 import { get } from '../../../src/devstack/http.js';
 import { waitFor } from '../../../src/devstack/wait.js';
+import { helmflowCommand } from './helmflow-process.js';
 
 export interface HelmflowCli {
   /** /readyz, /metrics, /healthz. */
@@ -21,7 +22,7 @@ export interface HelmflowCli {
 }
 
 /**
- * A real `helmflow <role>` process (the CLI's entry point, as the image runs it) with `args` and `env` added to a
+ * A real `helmflow <role>` process (the compiled CLI, as the image runs it) with `args` and `env` added to a
  * clean environment: no KUBECONFIG or in-cluster variables leak in from the test runner.
  */
 export async function startHelmflowCli(
@@ -35,7 +36,7 @@ export async function startHelmflowCli(
   const startedAt = Date.now();
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', role, '--http-port', String(port), '--manifests-dir=', ...args],
+    [...helmflowCommand(), role, '--http-port', String(port), '--manifests-dir=', ...args],
     { cwd: repoRoot, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let logs = '';

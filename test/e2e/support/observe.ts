@@ -83,21 +83,49 @@ export async function holdsFor(
   );
 }
 
-/** The activities the chart workflow waits on now, with whether a worker has started each (Temporal's describe). */
+/** One activity the chart workflow waits on, as Temporal's describe shows it. */
+export interface PendingActivity {
+  type: string;
+  /** A worker has started the current attempt. */
+  started: boolean;
+  attempt: number;
+  /** The worker that started the current attempt (`<pid>@<host>`, the SDK's default identity). */
+  lastWorkerIdentity: string;
+  /** Why the previous attempt ended: an application failure's type, or `timeout` / `other`. */
+  lastFailure?: { kind: string; message: string };
+  lastStartedTime?: Date;
+}
+
+/** The activities the chart workflow waits on now (Temporal's describe). */
 export async function pendingActivities(
   settings: Settings,
   namespace: string,
   name: string,
-): Promise<{ type: string; started: boolean }[]> {
+): Promise<PendingActivity[]> {
   const connection = await Connection.connect({ address: settings.temporalAddress });
   try {
     const client = new Client({ connection, namespace: settings.temporalNamespace });
     const id = chartWorkflowId({ group: settings.group, namespace, name });
     const description = await client.workflow.getHandle(id).describe();
-    return (description.raw.pendingActivities ?? []).map((a) => ({
-      type: a.activityType?.name ?? '',
-      started: a.state === proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
-    }));
+    return (description.raw.pendingActivities ?? []).map((a) => {
+      const failure = a.lastFailure;
+      const kind = failure?.applicationFailureInfo
+        ? (failure.applicationFailureInfo.type ?? '')
+        : failure?.timeoutFailureInfo
+          ? 'timeout'
+          : 'other';
+      const started = a.lastStartedTime?.seconds;
+      return {
+        type: a.activityType?.name ?? '',
+        started: a.state === proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+        attempt: a.attempt ?? 0,
+        lastWorkerIdentity: a.lastWorkerIdentity ?? '',
+        ...(failure ? { lastFailure: { kind, message: failure.message ?? '' } } : {}),
+        ...(started != null
+          ? { lastStartedTime: new Date(Number(started) * 1000 + (a.lastStartedTime?.nanos ?? 0) / 1e6) }
+          : {}),
+      };
+    });
   } finally {
     await connection.close();
   }

@@ -1,0 +1,121 @@
+// What the benchmarks measure of one `helmflow run` process on an embedded stack: its start time (process start
+// to /readyz 200), its resident memory idle, and how it installs many charts at once. Shared by
+// bench/many-charts.ts and bench/runtimes.ts. The caller points the e2e support code at its stack first
+// (HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET), then imports this module.
+import { setTimeout as delay } from 'node:timers/promises';
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import type { Settings } from '../src/app/settings.js';
+import { get } from '../src/devstack/http.js';
+import { waitFor } from '../src/devstack/wait.js';
+import { mib, rssBytes } from './proc.js';
+import { buildChart } from '../test/e2e/support/charts.js';
+import { spawnHelmflow, type HelmflowProcess } from '../test/e2e/support/helmflow-process.js';
+import { apply, helmChart } from '../test/e2e/support/helmcharts.js';
+import { clients, freshNamespace, kubeConfig } from '../test/e2e/support/kube.js';
+
+export type Runtime = 'compiled' | 'tsx';
+
+/** The resident memory of a process, in MiB, as the kernel counts it. */
+export const rssMiB = (pid: number): number => mib(rssBytes(pid));
+
+export interface StartedRun {
+  process: HelmflowProcess;
+  pid: number;
+  /** Process start to /readyz 200. */
+  readyMs: number;
+}
+
+/** `helmflow run` with `settings` (an httpPort of its own), timed until /readyz answers 200. */
+export async function startRun(settings: Settings, runtime: Runtime, timeoutMs = 180_000): Promise<StartedRun> {
+  const started = performance.now();
+  const process = spawnHelmflow('run', settings, {}, runtime);
+  try {
+    await waitFor(
+      `helmflow run (${runtime}) /readyz`,
+      async () => (await get(`http://127.0.0.1:${String(settings.httpPort)}/readyz`)).status === 200,
+      { timeoutMs, intervalMs: 50 },
+    );
+  } catch (err) {
+    await process.kill();
+    throw err;
+  }
+  return { process, pid: process.child.pid ?? -1, readyMs: Math.round(performance.now() - started) };
+}
+
+/** Idle memory: the highest of 20 samples over 10 s, nothing applied. A sampling window, not a synchronisation. */
+export async function idleRssMiB(pid: number): Promise<number> {
+  let rss = 0;
+  for (let i = 0; i < 20; i++) {
+    rss = Math.max(rss, rssMiB(pid));
+    await delay(500);
+  }
+  return rss;
+}
+
+export interface ManyInstalls {
+  charts: number;
+  /** `kubectl apply` of all of them. */
+  appliedMs: number;
+  /** Per chart, apply to Installed, sorted. */
+  installedMs: number[];
+  /** Install Jobs active at once, sampled every 500 ms. */
+  peakActiveJobs: number;
+  /** The process's resident memory, sampled every 500 ms while they install. */
+  peakRssMiB: number;
+}
+
+const chart = buildChart({ name: 'many' });
+
+/** Applies `count` chartContent HelmCharts to a fresh namespace at once and waits until every one is Installed. */
+export async function installMany(count: number, pid: number): Promise<ManyInstalls> {
+  const ns = await freshNamespace('many');
+  const { batch } = clients();
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  let peakActiveJobs = 0;
+  const sampleJobs = setInterval(() => {
+    void batch.listNamespacedJob({ namespace: ns }).then((jobs) => {
+      const active = jobs.items.filter((j) => (j.status?.active ?? 0) > 0).length;
+      peakActiveJobs = Math.max(peakActiveJobs, active);
+    });
+  }, 500);
+  try {
+    const start = performance.now();
+    const done = new Map<string, number>();
+    // One kubectl apply of them all (a v1 List), as `kubectl apply -f dir/` would: a kubectl per chart would time
+    // kubectl's own start on a loaded machine rather than helmflow.
+    const items = Array.from({ length: count }, (_, i) =>
+      helmChart(ns, `chart-${String(i)}`, { chartContent: chart.chartContent }),
+    );
+    apply({ apiVersion: 'v1', kind: 'List', items });
+    const appliedMs = Math.round(performance.now() - start);
+    let peakRssMiB = 0;
+    await waitFor(
+      `${String(count)} charts Installed`,
+      async () => {
+        peakRssMiB = Math.max(peakRssMiB, rssMiB(pid));
+        const all = (await custom.listNamespacedCustomObject({
+          group: 'helm.k3sm.io',
+          version: 'v1',
+          namespace: ns,
+          plural: 'helmcharts',
+        })) as { items: { metadata: { name: string }; status?: { phase?: string } }[] };
+        for (const item of all.items) {
+          if (item.status?.phase === 'Installed' && !done.has(item.metadata.name)) {
+            done.set(item.metadata.name, Math.round(performance.now() - start));
+          }
+        }
+        return done.size === count || undefined;
+      },
+      { timeoutMs: Math.max(300_000, count * 15_000), intervalMs: 500 },
+    );
+    const installedMs = [...done.values()].sort((a, b) => a - b);
+    return { charts: count, appliedMs, installedMs, peakActiveJobs, peakRssMiB };
+  } finally {
+    clearInterval(sampleJobs);
+  }
+}
+
+/** The p-th percentile of sorted values. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
