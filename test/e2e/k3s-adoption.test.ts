@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { K3S_FINALIZER, UNINSTALL_FINALIZER } from '../../src/api/index.js';
+import { uidLabelKey } from '../../src/build/labels.js';
 import { waitFor } from '../../src/devstack/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { crdEstablished, removeCrds } from './support/crds.js';
@@ -161,7 +162,7 @@ describe('a drop-in for k3s helm-controller: charts k3s deployed are adopted', (
     await holdsFor('no further upgrade', () => releaseRevisions(ns, NAME).length === revisions.length, 10_000, 1_000);
     expect(await releaseValues(ns, NAME)).toEqual(expect.objectContaining({ greeting: 'from k3s' }));
     // k3s's objects of the derived names were adopted, not refused as someone else's (ObjectNotOwned).
-    const uidLabel = 'helmcharts.helm.cattle.io/uid';
+    const uidLabel = uidLabelKey('helm.cattle.io');
     expect(labelsOf(readObject('serviceaccount', `helm-${NAME}`, ns))[uidLabel]).toBe(adopted.metadata.uid);
     expect(labelsOf(readObject('clusterrolebinding', `helm-${ns}-${NAME}`))[uidLabel]).toBe(adopted.metadata.uid);
     expect(labelsOf(readObject('secret', `chart-values-${NAME}`, ns))[uidLabel]).toBe(adopted.metadata.uid);
