@@ -27,7 +27,8 @@ export async function readObject(deps: ActivityDeps, object: KubernetesObject): 
 export type Claim = { claimed: true } | { claimed: false; found: KubernetesObject };
 
 /**
- * Creates `desired` when absent, or converges it when it is this chart's (or its predecessor's, see ownershipOf);
+ * Creates `desired` when absent, or converges it when it is this chart's (or its predecessor's, or k3s's for this
+ * chart, see ownershipOf);
  * an object of that name that is someone else's is left exactly as it is. Race-safe: a create that loses a race
  * reads again, and the apply carries the resourceVersion whose labels were checked, so it lands on nothing else.
  */
@@ -43,7 +44,7 @@ export async function claim(deps: ActivityDeps, desired: KubernetesObject, chart
         throw err;
       }
     }
-    if (ownershipOf(found.metadata?.labels, chart) === 'foreign') return { claimed: false, found };
+    if (ownershipOf(found.metadata, chart) === 'foreign') return { claimed: false, found };
     const guarded = structuredClone(desired);
     (guarded.metadata ??= {}).resourceVersion = found.metadata?.resourceVersion;
     try {
@@ -75,7 +76,7 @@ export async function holderOf(
   chart: ChartIdentity,
 ): Promise<Ownership | 'absent'> {
   const found = await readObject(deps, object);
-  return found === undefined ? 'absent' : ownershipOf(found.metadata?.labels, chart);
+  return found === undefined ? 'absent' : ownershipOf(found.metadata, chart);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { API_VERSION, HELM_CHART_PLURAL, UNINSTALL_FINALIZER, type HelmChartCondition } from '../src/api/index.js';
+import { API_VERSION, HELM_CHART_PLURAL, uninstallFinalizers, type HelmChartCondition } from '../src/api/index.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -64,13 +64,21 @@ export async function setStatus(deps: ActivityDeps, target: ChartTarget, update:
   throw new Error(`status of HelmChart ${target.ref.namespace}/${target.ref.name} kept changing; will retry`);
 }
 
-/** Removes helmflow's finalizer, tested against this uid in the same patch so a recreated chart keeps its own. */
+/**
+ * Removes helmflow's finalizer (and, serving helm.cattle.io, k3s's: see uninstallFinalizers), tested against this
+ * uid and each finalizer's place in the same patch, so a recreated chart keeps its own.
+ */
 export async function releaseFinalizer(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
   const finalizers = chart.metadata.finalizers ?? [];
-  const index = finalizers.indexOf(UNINSTALL_FINALIZER);
-  if (index === -1) return;
+  const released = uninstallFinalizers(deps.group);
+  // Highest index first, so each removal leaves the places of the ones still to remove as tested.
+  const indices = finalizers
+    .map((finalizer, index) => (released.includes(finalizer) ? index : -1))
+    .filter((index) => index !== -1)
+    .reverse();
+  if (indices.length === 0) return;
   try {
     await deps.custom.patchNamespacedCustomObject(
       {
@@ -81,8 +89,10 @@ export async function releaseFinalizer(deps: ActivityDeps, target: ChartTarget):
         name: target.ref.name,
         body: [
           { op: 'test', path: '/metadata/uid', value: target.uid },
-          { op: 'test', path: `/metadata/finalizers/${index}`, value: UNINSTALL_FINALIZER },
-          { op: 'remove', path: `/metadata/finalizers/${index}` },
+          ...indices.flatMap((index) => [
+            { op: 'test', path: `/metadata/finalizers/${index}`, value: finalizers[index] },
+            { op: 'remove', path: `/metadata/finalizers/${index}` },
+          ]),
         ],
       },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),

@@ -30,7 +30,7 @@ import { waitFor } from '../src/devstack/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { eachLimit } from './each-limit.js';
 import { historyByType } from './history.js';
-import { startK3sHelmController } from './k3s-helm-controller.js';
+import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
@@ -328,7 +328,10 @@ const klipperCannotRun = '— (its klipper-helm pods cannot run on the native no
 async function k3s(): Promise<Figures> {
   const namespace = 'bench-k3s';
   await createNamespace(namespace);
-  const controller = startK3sHelmController(layout.adminKubeconfig);
+  const controller = startK3sHelmController({
+    kubeconfig: layout.adminKubeconfig,
+    logFile: path.join(layout.logsDir, 'k3s-helm-controller.log'),
+  });
   try {
     await waitFor('k3s helm-controller to start', controller.isStarted, { timeoutMs: 120_000 });
     const rssIdle = await idleRss(controller.pid);

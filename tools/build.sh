@@ -123,7 +123,8 @@ progress() {
        END { printf "    %d packages compiled\n", n }'
 }
 
-# `tools/build.sh k3s-helm-controller` builds only that bench-only tool (on demand; setup never needs it).
+# `tools/build.sh k3s-helm-controller` builds only that test- and bench-only tool: `npm test` asks for it after
+# setup (package.json pretest), so a cold test run pays its minutes before the suite and `npm start` never does.
 if [ "${1:-}" = k3s-helm-controller ]; then
   build_into k3s-helm-controller "$tools/k3s-helm-controller-$k3s_helm_controller" build_k3s_helm_controller
   exit 0

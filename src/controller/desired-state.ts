@@ -1,7 +1,9 @@
 import {
+  DEFAULT_API_GROUP,
   RETRY_ANNOTATION,
   UNINSTALL_FINALIZER,
-  UNMANAGED_ANNOTATION,
+  isUnmanaged,
+  uninstallFinalizers,
   type HelmChart,
   type HelmChartConfig,
   type SecretData,
@@ -19,24 +21,23 @@ export type ChartAction =
   | { kind: 'delete'; uid: string; keepRelease: boolean }
   | { kind: 'desired'; state: DesiredState; retryToken: string | undefined };
 
-export function isUnmanaged(chart: HelmChart): boolean {
-  const value = chart.metadata.annotations?.[UNMANAGED_ANNOTATION];
-  return value !== undefined && value !== 'false';
-}
-
 export function decide(
   chart: HelmChart,
   config: HelmChartConfig | undefined,
   secrets: SecretData,
   build: BuildOptions,
 ): ChartAction {
-  const hasFinalizer = chart.metadata.finalizers?.includes(UNINSTALL_FINALIZER) === true;
+  const group = build.group ?? DEFAULT_API_GROUP;
+  const finalizers = chart.metadata.finalizers ?? [];
+  const unmanaged = isUnmanaged(chart.metadata.annotations, group);
   if (chart.metadata.deletionTimestamp !== undefined) {
-    if (!hasFinalizer) return { kind: 'ignore', why: 'deleting, not ours' };
-    return { kind: 'delete', uid: chart.metadata.uid, keepRelease: isUnmanaged(chart) };
+    // k3s's finalizer alone (a chart deleted after k3s stopped, before helmflow took it) is a promise to keep too.
+    if (!uninstallFinalizers(group).some((f) => finalizers.includes(f)))
+      return { kind: 'ignore', why: 'deleting, not ours' };
+    return { kind: 'delete', uid: chart.metadata.uid, keepRelease: unmanaged };
   }
-  if (isUnmanaged(chart)) return { kind: 'ignore', why: `annotated ${UNMANAGED_ANNOTATION}` };
-  if (!hasFinalizer) return { kind: 'addFinalizer' };
+  if (unmanaged) return { kind: 'ignore', why: 'annotated unmanaged' };
+  if (!finalizers.includes(UNINSTALL_FINALIZER)) return { kind: 'addFinalizer' };
   return {
     kind: 'desired',
     state: {

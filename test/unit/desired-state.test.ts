@@ -1,4 +1,12 @@
-import { UNINSTALL_FINALIZER, UNMANAGED_ANNOTATION, type HelmChart } from '../../src/api/index.js';
+import {
+  K3S_FINALIZER,
+  K3S_UNMANAGED_ANNOTATION,
+  UNINSTALL_FINALIZER,
+  UNMANAGED_ANNOTATION,
+  uninstallFinalizers,
+  type ApiGroup,
+  type HelmChart,
+} from '../../src/api/index.js';
 import { decide } from '../../src/controller/desired-state.js';
 
 const chart = (
@@ -37,5 +45,49 @@ describe('decide, for a chart being deleted', () => {
     expect(decide(chart({ [UNMANAGED_ANNOTATION]: 'true' }, false), undefined, {}, {})).toMatchObject({
       kind: 'ignore',
     });
+  });
+});
+
+describe('decide, serving helm.cattle.io in place of k3s’s helm-controller', () => {
+  const cattle = { group: 'helm.cattle.io' } as const;
+  it.each<[string, string[], boolean, string]>([
+    ['a live chart k3s took gets helmflow’s finalizer beside k3s’s', [K3S_FINALIZER], false, 'addFinalizer'],
+    ['a live chart with both finalizers is signalled', [K3S_FINALIZER, UNINSTALL_FINALIZER], false, 'desired'],
+    ['a deleting chart with both finalizers is uninstalled', [K3S_FINALIZER, UNINSTALL_FINALIZER], true, 'delete'],
+    ['a deleting chart with k3s’s finalizer alone is uninstalled', [K3S_FINALIZER], true, 'delete'],
+    ['a deleting chart with neither finalizer is left alone', ['someone.else/finalizer'], true, 'ignore'],
+  ])('%s', (_what, finalizers, deleting, kind) => {
+    expect(decide(chart({}, deleting, finalizers), undefined, {}, cattle)).toMatchObject({ kind });
+  });
+
+  it('k3s’s finalizer means nothing to helmflow serving its own group', () => {
+    expect(decide(chart({}, true, [K3S_FINALIZER]), undefined, {}, {})).toMatchObject({ kind: 'ignore' });
+  });
+
+  it.each<[string, Record<string, string>, boolean, string]>([
+    [
+      'k3s’s unmanaged annotation (any value) leaves a live chart alone',
+      { [K3S_UNMANAGED_ANNOTATION]: '' },
+      false,
+      'ignore',
+    ],
+    ['k3s’s unmanaged annotation keeps the release on delete', { [K3S_UNMANAGED_ANNOTATION]: 'true' }, true, 'delete'],
+  ])('%s', (_what, annotations, deleting, kind) => {
+    const decided = decide(chart(annotations, deleting, [K3S_FINALIZER, UNINSTALL_FINALIZER]), undefined, {}, cattle);
+    expect(decided).toMatchObject(kind === 'delete' ? { kind, keepRelease: true } : { kind });
+  });
+
+  it('k3s’s unmanaged annotation is only k3s’s word on helm.cattle.io', () => {
+    const decided = decide(chart({ [K3S_UNMANAGED_ANNOTATION]: 'true' }, false), undefined, {}, {});
+    expect(decided).toMatchObject({ kind: 'desired' });
+  });
+});
+
+describe('uninstallFinalizers: the finalizers helmflow releases after its uninstall', () => {
+  it.each<[ApiGroup, string[]]>([
+    ['helm.k3sm.io', [UNINSTALL_FINALIZER]],
+    ['helm.cattle.io', [UNINSTALL_FINALIZER, K3S_FINALIZER]],
+  ])('%s', (group, expected) => {
+    expect(uninstallFinalizers(group)).toEqual(expected);
   });
 });
