@@ -8,6 +8,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
   allHandlersFinished,
@@ -69,9 +70,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   });
   setHandler(statusQuery, () => statusOf(s));
 
-  const c = chartSteps(s);
+  // Decided once, here: patched() may answer differently later in a run that replays into live execution.
+  const c = chartSteps(s, patched('lean-chart-history'));
   const { setPhase, setStatus, recordEvent, target } = c;
-  setPhase(s.phase);
+  c.publishSearchAttributes();
 
   /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
   async function interruptible<T>(digest: string, work: () => Promise<T>): Promise<T | 'interrupted'> {

@@ -1,7 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { helmChartWorkflow } from '../../workflows/chart.js';
 import {
+  chartSearchAttributes,
   chartWorkflowId,
+  phaseAtStart,
   deleteSignal,
   desiredStateSignal,
   retrySignal,
@@ -23,17 +25,19 @@ export class ChartSignals {
     private readonly tuning: Partial<Tuning> | undefined,
   ) {}
 
-  private options(ref: ChartRef) {
+  /** Options of a signalWithStart; the search attributes apply only when it starts the workflow. */
+  private options(ref: ChartRef, signal: 'desired' | 'delete' | 'retry') {
     return {
       taskQueue: this.taskQueue,
       workflowId: chartWorkflowId(ref),
       args: [{ ref, ...(this.tuning ? { tuning: this.tuning } : {}) }] as Parameters<typeof helmChartWorkflow>,
+      typedSearchAttributes: chartSearchAttributes(ref, phaseAtStart(signal)),
     };
   }
 
   async desired(ref: ChartRef, state: DesiredState): Promise<void> {
     await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+      ...this.options(ref, 'desired'),
       signal: desiredStateSignal,
       signalArgs: [state],
     });
@@ -41,7 +45,7 @@ export class ChartSignals {
 
   async delete(ref: ChartRef, request: DeleteRequest): Promise<void> {
     await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+      ...this.options(ref, 'delete'),
       signal: deleteSignal,
       signalArgs: [request],
     });
@@ -49,7 +53,7 @@ export class ChartSignals {
 
   async retry(ref: ChartRef, request: RetryRequest): Promise<void> {
     await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+      ...this.options(ref, 'retry'),
       signal: retrySignal,
       signalArgs: [request],
     });
