@@ -35,27 +35,31 @@ export class ChartSignals {
     };
   }
 
-  async desired(ref: ChartRef, state: DesiredState): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
+  /** Each signal returns the run it reached, so the controller can tell later whether that run still holds it. */
+  async desired(ref: ChartRef, state: DesiredState): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
       ...this.options(ref, 'desired'),
       signal: desiredStateSignal,
       signalArgs: [state],
     });
+    return signaledRunId;
   }
 
-  async delete(ref: ChartRef, request: DeleteRequest): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
+  async delete(ref: ChartRef, request: DeleteRequest): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
       ...this.options(ref, 'delete'),
       signal: deleteSignal,
       signalArgs: [request],
     });
+    return signaledRunId;
   }
 
-  async retry(ref: ChartRef, request: RetryRequest): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
+  async retry(ref: ChartRef, request: RetryRequest): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
       ...this.options(ref, 'retry'),
       signal: retrySignal,
       signalArgs: [request],
     });
+    return signaledRunId;
   }
 }
