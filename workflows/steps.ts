@@ -2,14 +2,7 @@
  * What every step of the chart workflow shares: the activity options, the activities, and one chart's context
  * (its ref, the Temporal UI phase, status and Event writes, the Job wait). Deterministic, like the workflow.
  */
-import {
-  proxyActivities,
-  proxyLocalActivities,
-  upsertSearchAttributes,
-  workflowInfo,
-  type ActivityOptions,
-  type LocalActivityOptions,
-} from '@temporalio/workflow';
+import { proxyActivities, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { ChartActivities, ChartEvent, ChartTarget, StartedJob, StatusUpdate } from '../activities/types.js';
 import { chartSearchAttributes, phaseKey, type ChartRef, type Phase } from './contract.js';
@@ -34,25 +27,12 @@ export const waitingCall: ActivityOptions = {
 };
 export const act = proxyActivities<ChartActivities>(kubeCall);
 
-/**
- * A short write (a status, an Event) run as a local activity: no history events of its own but one marker, and no
- * task queue round trip. Safe because each is idempotent and short: a worker lost mid-call makes the workflow task
- * time out and the next worker runs it again. Its attempts are short so a slow apiserver keeps the workflow task
- * alive only briefly; past the local retry threshold a retry waits on a durable timer instead of holding the task.
- */
-export const localKubeCall: LocalActivityOptions = {
-  startToCloseTimeout: '10 seconds',
-  retry: kubeCall.retry,
-  localRetryThreshold: '10 seconds',
-};
-const local = proxyLocalActivities<ChartActivities>(localKubeCall);
-
 /** One chart's workflow context, handed to the install and uninstall steps. */
 export interface ChartSteps {
   /**
-   * The lean command shape (patch lean-chart-history, decided once per run): status and Event writes as local
-   * activities, JobCreated written by prepareInstall, search attributes upserted only when they change. Runs
-   * recorded before it replay the old shape.
+   * The lean command shape (patch lean-chart-history, decided once per run): JobCreated written by
+   * prepareInstall, the success report by the Job's wait, search attributes upserted only when they change.
+   * Runs recorded before it replay the old shape.
    */
   lean: boolean;
   ref: ChartRef;
@@ -90,8 +70,6 @@ export function changedSearchAttributes(wanted: SearchAttributePair[]): SearchAt
 export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
   const { ref } = s;
   const where = `${ref.namespace}/${ref.name}`;
-  const writes = lean ? local : act;
-  const writeCall = lean ? localKubeCall : kubeCall;
   return {
     lean,
     ref,
@@ -115,9 +93,9 @@ export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
       if (missing.length > 0) upsertSearchAttributes(missing);
     },
     setStatus: (t, update) =>
-      writes.setStatus.executeWithOptions({ ...writeCall, summary: statusSummary(where, update) }, [t, update]),
+      act.setStatus.executeWithOptions({ ...kubeCall, summary: statusSummary(where, update) }, [t, update]),
     recordEvent: (t, event) =>
-      writes.recordEvent.executeWithOptions({ ...writeCall, summary: eventSummary(where, event) }, [t, event]),
+      act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]),
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
     awaitJob: (job, summary, failedPodsReported, installed) =>
       act.awaitJob.executeWithOptions(

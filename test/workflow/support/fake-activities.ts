@@ -67,7 +67,10 @@ export class FakeCluster {
   throwIn: Partial<Record<keyof ChartActivities, () => Error | undefined>> = {};
   /** Called by prepareInstall before it returns: a test may hold it open (e.g. to stop its worker meanwhile). */
   onPrepare: () => Promise<void> | void = () => undefined;
-  /** Called by setStatus before it returns: a test may hold a status write open to act at that moment. */
+  /**
+   * Called by setStatus before it returns, and by an install wait writing its success report: a test may hold a
+   * status write open to act at that moment.
+   */
   onStatus: (update: StatusUpdate) => Promise<void> | void = () => undefined;
   private installAttempts = 0;
 
@@ -146,7 +149,10 @@ export class FakeCluster {
         const n = this.installAttempts;
         const outcome = await wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
         // As the real one: the success report sent with the wait is written when the Job succeeds.
-        if (outcome.outcome === 'succeeded' && job.installed !== undefined) this.statuses.push(job.installed);
+        if (outcome.outcome === 'succeeded' && job.installed !== undefined) {
+          this.statuses.push(job.installed);
+          await this.onStatus(job.installed);
+        }
         return outcome;
       },
       deleteJob: async (_ref, jobName) => {
