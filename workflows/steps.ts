@@ -27,6 +27,12 @@ export const waitingCall: ActivityOptions = {
 };
 export const act = proxyActivities<ChartActivities>(kubeCall);
 
+/**
+ * Temporal task priority (1 is served first, 3 is the default) for the steps a person is waiting on: a cancel's
+ * Job deletion and reports, a retry's reports. They go ahead of every other chart's work on the task queue.
+ */
+export const PERSON_WAITING = { priority: { priorityKey: 1 } } satisfies ActivityOptions;
+
 /** One chart's workflow context, handed to the install and uninstall steps. */
 export interface ChartSteps {
   /**
@@ -46,8 +52,11 @@ export interface ChartSteps {
    * carries them, so a lean run usually writes nothing here.
    */
   publishSearchAttributes: () => void;
-  setStatus: (t: ChartTarget, update: StatusUpdate) => Promise<void>;
-  recordEvent: (t: ChartTarget, event: ChartEvent) => Promise<void>;
+  /** `extra`: options on top of a plain call's, e.g. {@link ChartSteps.personWaiting}. */
+  setStatus: (t: ChartTarget, update: StatusUpdate, extra?: ActivityOptions) => Promise<void>;
+  recordEvent: (t: ChartTarget, event: ChartEvent, extra?: ActivityOptions) => Promise<void>;
+  /** PERSON_WAITING in a lean run; nothing in runs recorded before it. */
+  personWaiting: ActivityOptions;
   /**
    * `failedPodsReported` defined: the wait also returns at each new failed pod (see install-wait.ts).
    * `installed`: the status the wait writes if the Job succeeds.
@@ -92,10 +101,11 @@ export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
       );
       if (missing.length > 0) upsertSearchAttributes(missing);
     },
-    setStatus: (t, update) =>
-      act.setStatus.executeWithOptions({ ...kubeCall, summary: statusSummary(where, update) }, [t, update]),
-    recordEvent: (t, event) =>
-      act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]),
+    setStatus: (t, update, extra) =>
+      act.setStatus.executeWithOptions({ ...kubeCall, ...extra, summary: statusSummary(where, update) }, [t, update]),
+    recordEvent: (t, event, extra) =>
+      act.recordEvent.executeWithOptions({ ...kubeCall, ...extra, summary: eventSummary(where, event) }, [t, event]),
+    personWaiting: lean ? PERSON_WAITING : {},
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
     awaitJob: (job, summary, failedPodsReported, installed) =>
       act.awaitJob.executeWithOptions(
