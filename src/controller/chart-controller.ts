@@ -159,10 +159,13 @@ export class ChartController {
     }
   }
 
-  /** Running chart workflows on this task queue: workflow id → run id. */
+  /**
+   * Running chart workflows in the Temporal namespace: workflow id → run id. On any task queue: a chart's workflow
+   * id is one per namespace, and a signal reaches it wherever it was started.
+   */
   private async runningWorkflows(): Promise<Map<string, string>> {
     const running = new Map<string, string>();
-    const query = `WorkflowType = 'helmChartWorkflow' AND ExecutionStatus = 'Running' AND TaskQueue = '${this.config.taskQueue}'`;
+    const query = `WorkflowType = 'helmChartWorkflow' AND ExecutionStatus = 'Running'`;
     for await (const execution of this.config.temporal.workflow.list({ query })) {
       running.set(execution.workflowId, execution.runId);
     }

@@ -15,9 +15,9 @@ import { freshNamespace } from './support/kube.js';
 
 const chart = buildChart({ name: 'idle', values: { greeting: 'first' } });
 let settings: Settings;
-let controller: RunningRole;
-let worker: RunningRole;
-let connection: Connection;
+let controller: RunningRole | undefined;
+let worker: RunningRole | undefined;
+let connection: Connection | undefined;
 let client: Client;
 
 beforeAll(async () => {
@@ -30,8 +30,8 @@ beforeAll(async () => {
   client = new Client({ connection, namespace: settings.temporalNamespace });
 });
 afterAll(async () => {
-  await Promise.all([controller.stop(), worker.stop()]);
-  await connection.close();
+  await Promise.all([controller?.stop(), worker?.stop()]);
+  await connection?.close();
 });
 
 /** A counter from the controller's /metrics (0 when absent). */
@@ -93,7 +93,7 @@ describe('an idle chart (issue 10)', () => {
   });
 
   it('converges a chart changed while the controller was down, once it restarts (its memory empty)', async () => {
-    await controller.stop();
+    await controller?.stop();
     apply(helmChart(ns, 'idle', { chartContent: chart.chartContent, valuesContent: 'greeting: second\n' }));
     controller = startController(settings);
     const installed = await chartInstalled(ns, 'idle');

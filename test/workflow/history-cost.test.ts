@@ -1,5 +1,5 @@
 import { temporal as proto } from '@temporalio/proto';
-import { chartWorkflowId, phaseKey } from '../../workflows/contract.js';
+import { chartNameKey, chartNamespaceKey, phaseKey } from '../../workflows/contract.js';
 import { FakeCluster } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';
 import {
@@ -39,6 +39,27 @@ describe('what one chart costs in workflow history', () => {
       expect(cluster.calls).toEqual(['prepareInstall', 'awaitJob']);
       expect(cluster.statuses.map((s) => s.phase)).toEqual(['Installing', 'Installed']);
       expect((await handle.describe()).typedSearchAttributes.get(phaseKey)).toBe('Installed');
+    });
+  });
+
+  it('a run started without search attributes (by an older controller) sets them itself, once', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('unlabelled'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), undefined, {
+        searchAttributes: false,
+      });
+      await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
+      await untilIdle(handle);
+      const attributes = (await handle.describe()).typedSearchAttributes;
+      expect([attributes.get(chartNamespaceKey), attributes.get(chartNameKey), attributes.get(phaseKey)]).toEqual([
+        'kube-system',
+        chart.name,
+        'Installed',
+      ]);
+      // Namespace, name and Pending at start; then Installing and Installed; and the patch's TemporalChangeVersion.
+      const upserts = kinds(await historyOf(handle)).filter((k) => k === 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES');
+      expect(upserts).toHaveLength(4);
     });
   });
 });
