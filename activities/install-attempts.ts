@@ -3,7 +3,7 @@ import type { ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
 import { newestFailedPod, podLogTail } from './failed-pods.js';
 import { setStatus } from './status.js';
-import type { ChartTarget } from './types.js';
+import type { ChartTarget, StatusUpdate } from './types.js';
 
 /** The Warning for a failed pod of the install Job while the Job still retries (aggregated, see event-series.ts). */
 export const INSTALL_ATTEMPT_FAILED_EVENT = 'HelmChartInstallAttemptFailed';
@@ -56,10 +56,20 @@ export async function reportFailedPods(
   return { exitCode: pod?.exitCode };
 }
 
-/** The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods. */
-export async function reportInstalled(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<void> {
+/**
+ * The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods, with the
+ * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one.
+ */
+export async function reportInstalled(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  jobName: string,
+  attempt?: StatusUpdate,
+): Promise<void> {
   await setStatus(deps, target, {
+    ...attempt,
     conditions: [
+      ...(attempt?.conditions ?? []),
       {
         type: InstalledCondition.type,
         status: 'True',

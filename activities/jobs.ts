@@ -150,7 +150,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       const outcome = outcomeOf(current);
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
-        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName);
+        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, job.installed);
       if (outcome !== undefined) {
         if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
         return outcome;

@@ -4,13 +4,15 @@ import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
 import { createInstallJob } from './jobs.js';
+import { setStatus } from './status.js';
 import type { ChartTarget, Preparation } from './types.js';
+import { jobCreatedStatus } from '../workflows/status-updates.js';
 
 /**
  * One install attempt up to its Job, from ONE read of the HelmChart, its HelmChartConfig and Secrets: validated,
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
- * its own Job. Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
+ * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
  */
 export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, attempt: number): Promise<Preparation> {
   const input = await readInstallInput(deps, target);
@@ -24,6 +26,9 @@ export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, at
   await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
   const job = await createInstallJob(deps, target, plan.objects.job, attempt);
+  // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
+  heartbeat('status');
+  await setStatus(deps, target, jobCreatedStatus(job.jobName, attempt, generation), input.chart);
   return { state: 'started', generation, job };
 }
 

@@ -1,5 +1,11 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { API_VERSION, HELM_CHART_PLURAL, uninstallFinalizers, type HelmChartCondition } from '../src/api/index.js';
+import {
+  API_VERSION,
+  HELM_CHART_PLURAL,
+  uninstallFinalizers,
+  type HelmChart,
+  type HelmChartCondition,
+} from '../src/api/index.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -27,14 +33,20 @@ export function mergeConditions(
 
 /**
  * Writes the chart's status. The write carries the resourceVersion it read, so it lands only on this uid's
- * object and never over a newer write; a conflict is read again and retried.
+ * object and never over a newer write; a conflict is read again and retried. `read`: the chart as the caller
+ * just read it (this uid), saving the first read; a stale one only costs a conflict and a fresh read.
  */
-export async function setStatus(deps: ActivityDeps, target: ChartTarget, update: StatusUpdate): Promise<void> {
+export async function setStatus(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  update: StatusUpdate,
+  read?: HelmChart,
+): Promise<void> {
   const failed = update.conditions.find((c) => c.type === 'Failed' && c.status === 'True');
   // Every Failed=True goes through here (refusals, permanent API errors, failed Jobs): one place counts them.
   if (failed !== undefined) recordInstallFailure(failed.reason);
   for (let tries = 0; tries < 5; tries++) {
-    const chart = await readChart(deps, target);
+    const chart = tries === 0 && read !== undefined ? read : await readChart(deps, target);
     if (chart === undefined) return;
     const status = {
       ...(update.jobName === undefined ? {} : { jobName: update.jobName }),

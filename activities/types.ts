@@ -50,6 +50,11 @@ export interface AwaitedJob {
    * chart and returns `podFailed`; without it (a workflow from before this), it waits for the end only.
    */
   failedPodsReported?: number;
+  /**
+   * Set by lean runs for an install Job: the rest of the attempt's success report (phase Installed, digest,
+   * observedGeneration), written with Installed=True in the one write the wait makes when the Job succeeds.
+   */
+  installed?: StatusUpdate;
 }
 
 export interface ConditionUpdate {

@@ -8,6 +8,7 @@ import { installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
 import { awaitInstallJob } from './install-wait.js';
+import { installedStatus, jobCreatedStatus } from './status-updates.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 
 export type AttemptResult =
@@ -55,7 +56,8 @@ async function reportFailed(
 /** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
 async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
   const { ref, where } = c;
-  if (patched('one-prepare-step')) {
+  // A lean run (patch lean-chart-history) always prepares in one step, and needs no second marker for it.
+  if (c.lean || patched('one-prepare-step')) {
     return act.prepareInstall.executeWithOptions(
       {
         ...waitingCall,
@@ -100,30 +102,18 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
   }
   const { job } = prepared;
   s.jobName = job.jobName;
-  await setStatus(t, {
-    jobName: job.jobName,
-    phase: 'Installing',
-    observedGeneration: generation,
-    conditions: [
-      {
-        type: 'JobCreated',
-        status: 'True',
-        reason: 'JobCreated',
-        message: `${job.jobName} runs attempt ${s.attempt}`,
-      },
-    ],
-  });
-  const outcome = await awaitInstallJob(job, ref.name, (summary, reported) => c.awaitJob(job, summary, reported));
+  // prepareInstall has written JobCreated (phase Installing) already; runs recorded before the lean shape write it here.
+  if (!c.lean) await setStatus(t, jobCreatedStatus(job.jobName, s.attempt, generation));
+  const outcome = await awaitInstallJob(
+    job,
+    ref.name,
+    // A lean run's wait writes the whole success report (phase Installed) in the write it makes anyway.
+    (summary, reported) =>
+      c.awaitJob(job, summary, reported, c.lean ? installedStatus(job.jobName, job.digest, generation) : undefined),
+    c.lean,
+  );
   if (outcome.outcome === 'succeeded') {
-    await setStatus(t, {
-      jobName: job.jobName,
-      phase: 'Installed',
-      digest: job.digest,
-      observedGeneration: generation,
-      conditions: [
-        { type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${job.jobName} succeeded` },
-      ],
-    });
+    if (!c.lean) await setStatus(t, installedStatus(job.jobName, job.digest, generation));
     return { kind: 'succeeded', digest: job.digest };
   }
   const reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';

@@ -8,6 +8,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  patched,
   setHandler,
   workflowInfo,
   allHandlersFinished,
@@ -69,9 +70,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   });
   setHandler(statusQuery, () => statusOf(s));
 
-  const c = chartSteps(s);
-  const { setPhase, setStatus, recordEvent, target } = c;
-  setPhase(s.phase);
+  // Decided once, here: patched() may answer differently later in a run that replays into live execution.
+  const c = chartSteps(s, patched('lean-chart-history'));
+  const { setPhase, setStatus, recordEvent, target, personWaiting } = c;
+  c.publishSearchAttributes();
 
   /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
   async function interruptible<T>(digest: string, work: () => Promise<T>): Promise<T | 'interrupted'> {
@@ -166,10 +168,12 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     s.installedDigest = undefined;
     if (s.uid === undefined || s.desired === undefined) return;
     const message = `retry requested by ${request.requestedBy}${wasPaused ? '; the chart is no longer paused' : ''}`;
-    await setStatus(target(), {
-      conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }],
-    });
-    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message });
+    await setStatus(
+      target(),
+      { conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }] },
+      personWaiting,
+    );
+    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message }, personWaiting);
   }
 
   /** A new generation of the spec ended a pause (acceptDesired): the chart must stop saying it is paused. */
@@ -187,15 +191,20 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     setPhase('Paused');
     if (s.uid === undefined) return;
     await act.deleteJob.executeWithOptions(
-      { ...waitingCall, summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled` },
+      {
+        ...waitingCall,
+        ...personWaiting,
+        summary: `Delete Job ${installJobName(ref.name)}: the workflow was cancelled`,
+      },
       [ref, installJobName(ref.name)],
     );
     const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
-    await setStatus(target(), {
-      phase: 'Paused',
-      conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }],
-    });
-    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message });
+    await setStatus(
+      target(),
+      { phase: 'Paused', conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }] },
+      personWaiting,
+    );
+    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message }, personWaiting);
   }
 
   const continueWith = async (state: ChartState): Promise<never> => {

@@ -3,7 +3,7 @@
  * shapes they carry. Everything here travels through Temporal, so it holds names, uids and digests — never
  * values or secret data.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ApiGroup, FailurePolicy } from '../src/api/index.js';
 import { searchAttributes } from '../src/config/search-attributes.js';
@@ -75,6 +75,26 @@ export const statusQuery = defineQuery<ChartStatus>('status');
 export const chartNamespaceKey = defineSearchAttributeKey(searchAttributes.chartNamespace, SearchAttributeType.KEYWORD);
 export const chartNameKey = defineSearchAttributeKey(searchAttributes.chartName, SearchAttributeType.KEYWORD);
 export const phaseKey = defineSearchAttributeKey(searchAttributes.phase, SearchAttributeType.KEYWORD);
+
+/** The search attributes of a chart's workflow in `phase`. */
+export function chartSearchAttributes(ref: ChartRef, phase: Phase): SearchAttributePair[] {
+  return [
+    { key: chartNamespaceKey, value: ref.namespace },
+    { key: chartNameKey, value: ref.name },
+    { key: phaseKey, value: phase },
+  ];
+}
+
+/**
+ * The phase a workflow started by a signal is in once that signal is handled: a desired state starts an
+ * install at once, a delete an uninstall; a retry alone has nothing to install. The controller starts each
+ * workflow with it, so the first upsert the workflow would make costs nothing.
+ */
+export function phaseAtStart(signal: 'desired' | 'delete' | 'retry'): Phase {
+  if (signal === 'desired') return 'Installing';
+  if (signal === 'delete') return 'Deleting';
+  return 'Pending';
+}
 
 /** Durations the workflow waits, overridable so tests run the same code in seconds. */
 export interface Tuning {

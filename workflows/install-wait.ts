@@ -17,10 +17,16 @@ export function failedPodsDetails(jobName: string, failedPods: number, exitCode:
  * every new failed pod (already on the chart as a condition and an Event), the workflow's current details and the
  * next wait's summary say how many failed, and the wait resumes. History grows by one activity per failed pod.
  */
-export async function awaitInstallJob(job: StartedJob, release: string, wait: WaitForJob): Promise<InstallJobEnd> {
+export async function awaitInstallJob(
+  job: StartedJob,
+  release: string,
+  wait: WaitForJob,
+  lean: boolean,
+): Promise<InstallJobEnd> {
   const summary = `Wait for ${job.jobName}: helm upgrade --install ${release}`;
-  // Workflows that were already waiting when this shipped keep waiting for the end only.
-  if (!patched('report-failed-install-pods')) return (await wait(summary, undefined)) as InstallJobEnd;
+  // Workflows that were already waiting when this shipped keep waiting for the end only. A lean run (patch
+  // lean-chart-history) always reports failed pods, and so needs no second marker for it.
+  if (!lean && !patched('report-failed-install-pods')) return (await wait(summary, undefined)) as InstallJobEnd;
   let details: string | undefined;
   for (let reported = 0; ;) {
     const outcome = await wait(details === undefined ? summary : `${summary} (${details})`, reported);

@@ -2,9 +2,10 @@
  * What every step of the chart workflow shares: the activity options, the activities, and one chart's context
  * (its ref, the Temporal UI phase, status and Event writes, the Job wait). Deterministic, like the workflow.
  */
-import { proxyActivities, upsertSearchAttributes, type ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities, upsertSearchAttributes, workflowInfo, type ActivityOptions } from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
 import type { ChartActivities, ChartEvent, ChartTarget, StartedJob, StatusUpdate } from '../activities/types.js';
-import { chartNameKey, chartNamespaceKey, phaseKey, type ChartRef, type Phase } from './contract.js';
+import { chartSearchAttributes, phaseKey, type ChartRef, type Phase } from './contract.js';
 import { permanentFailureOf } from './failures.js';
 import type { ChartState } from './state.js';
 import { eventSummary, statusSummary } from './summaries.js';
@@ -26,41 +27,87 @@ export const waitingCall: ActivityOptions = {
 };
 export const act = proxyActivities<ChartActivities>(kubeCall);
 
+/**
+ * Temporal task priority (1 is served first, 3 is the default) for the steps a person is waiting on: a cancel's
+ * Job deletion and reports, a retry's reports. They go ahead of every other chart's work on the task queue.
+ */
+export const PERSON_WAITING = { priority: { priorityKey: 1 } } satisfies ActivityOptions;
+
 /** One chart's workflow context, handed to the install and uninstall steps. */
 export interface ChartSteps {
+  /**
+   * The lean command shape (patch lean-chart-history, decided once per run): JobCreated written by
+   * prepareInstall, the success report by the Job's wait, search attributes upserted only when they change.
+   * Runs recorded before it replay the old shape.
+   */
+  lean: boolean;
   ref: ChartRef;
   /** namespace/name, for summaries. */
   where: string;
   target: () => ChartTarget;
   setPhase: (phase: Phase) => void;
-  setStatus: (t: ChartTarget, update: StatusUpdate) => Promise<void>;
-  recordEvent: (t: ChartTarget, event: ChartEvent) => Promise<void>;
-  /** `failedPodsReported` defined: the wait also returns at each new failed pod (see install-wait.ts). */
-  awaitJob: (job: StartedJob, summary: string, failedPodsReported?: number) => ReturnType<ChartActivities['awaitJob']>;
+  /**
+   * At the start of a run: the search attributes it lacks (one started without them, by an older controller),
+   * the current phase only where none is set. The controller sets all three on start, and continue-as-new
+   * carries them, so a lean run usually writes nothing here.
+   */
+  publishSearchAttributes: () => void;
+  /** `extra`: options on top of a plain call's, e.g. {@link ChartSteps.personWaiting}. */
+  setStatus: (t: ChartTarget, update: StatusUpdate, extra?: ActivityOptions) => Promise<void>;
+  recordEvent: (t: ChartTarget, event: ChartEvent, extra?: ActivityOptions) => Promise<void>;
+  /** PERSON_WAITING in a lean run; nothing in runs recorded before it. */
+  personWaiting: ActivityOptions;
+  /**
+   * `failedPodsReported` defined: the wait also returns at each new failed pod (see install-wait.ts).
+   * `installed`: the status the wait writes if the Job succeeds.
+   */
+  awaitJob: (
+    job: StartedJob,
+    summary: string,
+    failedPodsReported?: number,
+    installed?: StatusUpdate,
+  ) => ReturnType<ChartActivities['awaitJob']>;
   bestEffort: (report: () => Promise<void>) => Promise<void>;
 }
 
-export function chartSteps(s: ChartState): ChartSteps {
+/** Those of `wanted` the workflow does not carry yet: each upsert is a history event, so only changes are sent. */
+export function changedSearchAttributes(wanted: SearchAttributePair[]): SearchAttributePair[] {
+  const current = workflowInfo().typedSearchAttributes;
+  return wanted.filter((pair) => current.get(pair.key) !== pair.value);
+}
+
+export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
   const { ref } = s;
   const where = `${ref.namespace}/${ref.name}`;
   return {
+    lean,
     ref,
     where,
     target: () => ({ ref, uid: s.uid ?? '' }),
     setPhase: (phase) => {
       s.phase = phase;
-      upsertSearchAttributes([
-        { key: chartNamespaceKey, value: ref.namespace },
-        { key: chartNameKey, value: ref.name },
-        { key: phaseKey, value: phase },
-      ]);
+      const wanted = chartSearchAttributes(ref, phase);
+      const changed = lean ? changedSearchAttributes(wanted) : wanted;
+      if (changed.length > 0) upsertSearchAttributes(changed);
     },
-    setStatus: (t, update) =>
-      act.setStatus.executeWithOptions({ ...kubeCall, summary: statusSummary(where, update) }, [t, update]),
-    recordEvent: (t, event) =>
-      act.recordEvent.executeWithOptions({ ...kubeCall, summary: eventSummary(where, event) }, [t, event]),
+    publishSearchAttributes: () => {
+      if (!lean) {
+        upsertSearchAttributes(chartSearchAttributes(ref, s.phase));
+        return;
+      }
+      const hasPhase = workflowInfo().typedSearchAttributes.get(phaseKey) !== undefined;
+      const missing = changedSearchAttributes(chartSearchAttributes(ref, s.phase)).filter(
+        (pair) => pair.key !== phaseKey || !hasPhase,
+      );
+      if (missing.length > 0) upsertSearchAttributes(missing);
+    },
+    setStatus: (t, update, extra) =>
+      act.setStatus.executeWithOptions({ ...kubeCall, ...extra, summary: statusSummary(where, update) }, [t, update]),
+    recordEvent: (t, event, extra) =>
+      act.recordEvent.executeWithOptions({ ...kubeCall, ...extra, summary: eventSummary(where, event) }, [t, event]),
+    personWaiting: lean ? PERSON_WAITING : {},
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
-    awaitJob: (job, summary, failedPodsReported) =>
+    awaitJob: (job, summary, failedPodsReported, installed) =>
       act.awaitJob.executeWithOptions(
         {
           ...kubeCall,
@@ -68,7 +115,16 @@ export function chartSteps(s: ChartState): ChartSteps {
           startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
           heartbeatTimeout: '10 seconds',
         },
-        [ref, { jobName: job.jobName, jobUid: job.jobUid, deadlineSeconds: job.deadlineSeconds, failedPodsReported }],
+        [
+          ref,
+          {
+            jobName: job.jobName,
+            jobUid: job.jobUid,
+            deadlineSeconds: job.deadlineSeconds,
+            failedPodsReported,
+            ...(installed === undefined ? {} : { installed }),
+          },
+        ],
       ),
     /** Runs a report; one the apiserver refuses for good (e.g. in a namespace being deleted) is not worth a stall. */
     bestEffort: async (report) => {

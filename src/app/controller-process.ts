@@ -18,6 +18,8 @@ import { countChartsFrom } from '../observability/metrics.js';
 
 export interface ControllerHooks {
   onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
+  /** Each resync sweep that listed the chart workflows, with how many charts it queued. */
+  onSweep?: (queued: number) => void;
   onSignalError?: (err: unknown) => void;
   onWatchEvent?: (kind: string) => void;
   onLeading?: (leading: boolean) => void;
@@ -95,6 +97,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       build: buildOptionsOf(settings, digestKey),
       log,
       ...(settings.tuning ? { tuning: settings.tuning } : {}),
+      resyncMs: settings.resyncSeconds * 1000,
       // The Lease's leaseTransitions when this process took it: each desired state carries it, so a chart's
       // workflow ignores what a stale leader still sends after another replica took over.
       ...(elector?.term === undefined ? {} : { term: elector.term }),

@@ -1,6 +1,13 @@
 import type { Logger } from 'pino';
 import { HealthServer } from '../observability/http.js';
-import { metrics, recordSignalError, recordSignalSent, recordWatchEvent, setLeader } from '../observability/metrics.js';
+import {
+  metrics,
+  recordResyncSweep,
+  recordSignalError,
+  recordSignalSent,
+  recordWatchEvent,
+  setLeader,
+} from '../observability/metrics.js';
 import { installWorkerMetrics, withWorkerMetrics } from '../observability/worker-metrics.js';
 import { runController } from './controller-process.js';
 import type { Settings } from './settings.js';
@@ -53,6 +60,9 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
         },
         onSignalError: (err) => {
           recordSignalError('any', (err as Error).name);
+        },
+        onSweep: (queued) => {
+          recordResyncSweep(queued);
         },
         onWatchEvent: (kind) => {
           recordWatchEvent(kind, 'change');

@@ -37,6 +37,10 @@ export interface Settings {
   tuning: Partial<Tuning> | undefined;
   /** Activity slots per worker: each chart waiting on its Job holds one (DESIGN "Waiting for a Job at scale"). */
   activitySlots: number;
+  /** Chart workflows a worker keeps in memory between their tasks (Temporal's sticky cache). */
+  workflowCache: number;
+  /** How often the controller sweeps every chart; only charts whose workflow may lack their last signal are signalled. */
+  resyncSeconds: number;
   /** Only for tests of HA overlap: run the controller without taking the Lease. */
   disableLeaderElection: boolean;
 }
@@ -150,6 +154,18 @@ export const settingSpecs = [
     help: 'activity slots per worker; each chart waiting on its Job holds one',
   },
   {
+    flag: '--workflow-cache <n>',
+    env: 'HELMFLOW_WORKFLOW_CACHE',
+    def: '200',
+    help: 'chart workflows a worker keeps in memory (about 0.35 MiB each); others replay their short history when they next run',
+  },
+  {
+    flag: '--resync-seconds <n>',
+    env: 'HELMFLOW_RESYNC_SECONDS',
+    def: '300',
+    help: 'how often the controller sweeps every chart; an idle chart costs no signal',
+  },
+  {
     flag: '--disable-leader-election',
     env: 'HELMFLOW_DISABLE_LEADER_ELECTION',
     def: '',
@@ -183,6 +199,8 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   const port = wholeNumber('--http-port <port>', 0, 'a port number');
   const apiServerPort = value('--api-server-port <port>');
   const activitySlots = wholeNumber('--activity-slots <n>', 1, 'a whole number of at least 1');
+  const workflowCache = wholeNumber('--workflow-cache <n>', 0, 'a whole number');
+  const resyncSeconds = wholeNumber('--resync-seconds <n>', 1, 'a whole number of at least 1');
   const tuning = value('--tuning <json>');
   const tls = value('--temporal-tls <true|false>');
   if (!['', 'true', 'false'].includes(tls)) throw new Error(`--temporal-tls must be true or false, not ${tls}`);
@@ -211,6 +229,8 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),
     tuning: tuning === '' ? undefined : (JSON.parse(tuning) as Partial<Tuning>),
     activitySlots,
+    workflowCache,
+    resyncSeconds,
     disableLeaderElection: value('--disable-leader-election') === 'true',
   };
 }

@@ -104,6 +104,7 @@ export async function runWorker(
       group: settings.group,
       build: buildOptionsOf(settings, digestKey),
       maxConcurrentActivities: settings.activitySlots,
+      maxCachedWorkflows: settings.workflowCache,
       log,
     });
     const shutdown = () => {

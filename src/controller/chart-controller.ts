@@ -10,10 +10,12 @@ import {
 } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
 import { secretText } from '../kube/secret-data.js';
-import type { ChartRef, DesiredState, Tuning } from '../../workflows/contract.js';
+import { chartWorkflowId, type ChartRef, type DesiredState, type Tuning } from '../../workflows/contract.js';
 import { decide } from './desired-state.js';
 import { addFinalizer } from './finalizer.js';
 import { chartInformers, type ChartInformers } from './informers.js';
+import { stillDelivered, type Delivered } from './delivered.js';
+import type { Urgency } from './pending-keys.js';
 import { ChartSignals } from './signals.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -30,35 +32,48 @@ export interface ChartControllerConfig {
    * state so a chart's workflow ignores what a stale leader still sends. Absent without leader election.
    */
   term?: number;
-  /** Every chart is signalled again this often, so nothing missed can stay missed. */
+  /**
+   * This often every chart is looked at again, so nothing missed can stay missed: a chart whose workflow no longer
+   * runs the run that took its last signal is signalled again; one whose workflow has it costs nothing.
+   */
   resyncMs?: number;
+  /** Resync signals are paced to one per this many ms (default 50: 1,000 charts in 50 s), changes never wait. */
+  resyncIntervalMs?: number;
   /** Hooks for metrics. */
-  onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
+  onSignal?: (kind: 'desired' | 'delete' | 'retry', urgency: Urgency) => void;
   onSignalError?: (err: unknown) => void;
+  onSweep?: (queued: number) => void;
   onWatchEvent?: (kind: string) => void;
 }
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
+/** How long a run just signalled may be missing from Temporal's listing (visibility is eventually consistent). */
+const VISIBILITY_LAG_MS = 10_000;
+
 /**
  * Turns Kubernetes objects into workflow signals and holds no lifecycle state: it adds the finalizer, computes
  * each chart's desired state and signals the chart's workflow; a deletion becomes a delete signal; the retry
- * annotation becomes a retry signal. What it remembers (the last signal sent) only saves repeated signals.
+ * annotation becomes a retry signal. What it remembers (the last signal each workflow took, delivered.ts) only
+ * saves repeated signals: forgotten on restart, and whenever Temporal no longer lists the run that took it.
  */
 export class ChartController {
   private readonly informers: ChartInformers;
   private readonly queue: WorkQueue;
   private readonly signals: ChartSignals;
-  private readonly sent = new Map<string, string>();
+  private readonly delivered = new Map<string, Delivered>();
+  private sweeping = false;
   private resync: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ChartControllerConfig) {
     this.informers = chartInformers(config.kubeConfig, config.group, config.log);
     this.signals = new ChartSignals(config.temporal, config.taskQueue, config.tuning);
-    this.queue = new WorkQueue((key) => this.reconcile(key), {
+    this.queue = new WorkQueue((key, urgency) => this.reconcile(key, urgency), {
       concurrency: 8,
       baseDelayMs: 500,
       maxDelayMs: 30_000,
+      resyncConcurrency: 2,
+      resyncIntervalMs: config.resyncIntervalMs ?? 50,
       onError: (key, err) => {
         config.onSignalError?.(err);
         config.log.warn({ chart: key, err: (err as Error).message }, 'could not signal the chart workflow; will retry');
@@ -68,19 +83,22 @@ export class ChartController {
 
   async start(): Promise<void> {
     const { charts, configs, secrets } = this.informers;
+    // What the initial list reports is the controller catching up, not someone's change: it waits behind changes.
+    let listed = false;
+    const urgency = (): Urgency => (listed ? 'change' : 'resync');
     const chartChanged = (chart: HelmChart) => {
       this.config.onWatchEvent?.('helmchart');
-      this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name));
+      this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name), urgency());
     };
     charts.on('add', chartChanged);
     charts.on('update', chartChanged);
     charts.on('delete', (chart) => {
       this.config.onWatchEvent?.('helmchart');
-      this.sent.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
+      this.delivered.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
     });
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
-      this.queue.add(keyOf(config.metadata.namespace, config.metadata.name));
+      this.queue.add(keyOf(config.metadata.namespace, config.metadata.name), urgency());
     };
     configs.on('add', configChanged);
     configs.on('update', configChanged);
@@ -91,7 +109,7 @@ export class ChartController {
       for (const chart of charts.list(namespace)) {
         if (this.referencedSecrets(chart).includes(name)) {
           this.config.onWatchEvent?.('secret');
-          this.queue.add(keyOf(namespace, chart.metadata.name));
+          this.queue.add(keyOf(namespace, chart.metadata.name), urgency());
         }
       }
     };
@@ -99,10 +117,59 @@ export class ChartController {
     secrets.on('update', secretChanged);
     secrets.on('delete', secretChanged);
     await this.informers.start();
-    this.resync = setInterval(() => {
-      this.sent.clear();
-      for (const chart of charts.list()) this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name));
-    }, this.config.resyncMs ?? 300_000);
+    listed = true;
+    this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
+  }
+
+  /**
+   * The resync: one listing of the running chart workflows (a visibility query, no history written), then a
+   * resync of each chart whose workflow may lack its last signal (delivered.ts). An idle chart whose workflow
+   * still runs the run that took its signal costs no signal and no history. If Temporal cannot list, the sweep
+   * waits for the next one (a signal would fail as well).
+   */
+  private async sweep(): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const listedAt = Date.now();
+      const running = await this.runningWorkflows();
+      let queued = 0;
+      for (const chart of this.informers.charts.list()) {
+        const ref: ChartRef = {
+          group: this.config.group,
+          namespace: chart.metadata.namespace,
+          name: chart.metadata.name,
+        };
+        const key = keyOf(ref.namespace, ref.name);
+        const delivered = this.delivered.get(key);
+        if (stillDelivered(delivered, running.get(chartWorkflowId(ref)), listedAt, VISIBILITY_LAG_MS)) continue;
+        this.delivered.delete(key);
+        this.queue.add(key, 'resync');
+        queued += 1;
+      }
+      this.config.onSweep?.(queued);
+    } catch (err) {
+      this.config.onSignalError?.(err);
+      this.config.log.warn(
+        { err: (err as Error).message },
+        'could not list the chart workflows; the next resync retries',
+      );
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /**
+   * Running chart workflows in the Temporal namespace: workflow id → run id. On any task queue: a chart's workflow
+   * id is one per namespace, and a signal reaches it wherever it was started.
+   */
+  private async runningWorkflows(): Promise<Map<string, string>> {
+    const running = new Map<string, string>();
+    const query = `WorkflowType = 'helmChartWorkflow' AND ExecutionStatus = 'Running'`;
+    for await (const execution of this.config.temporal.workflow.list({ query })) {
+      running.set(execution.workflowId, execution.runId);
+    }
+    return running;
   }
 
   async stop(): Promise<void> {
@@ -138,7 +205,11 @@ export class ChartController {
     return data;
   }
 
-  private async reconcile(key: string): Promise<void> {
+  private remember(key: string, fingerprint: string, runId: string): void {
+    this.delivered.set(key, { fingerprint, runId, at: Date.now() });
+  }
+
+  private async reconcile(key: string, urgency: Urgency): Promise<void> {
     const [namespace = '', name = ''] = key.split('/');
     const chart = this.informers.charts.get(name, namespace);
     if (chart === undefined) return;
@@ -151,33 +222,41 @@ export class ChartController {
       case 'addFinalizer':
         await addFinalizer(this.config.kubeConfig, chart, this.config.group);
         return;
-      case 'delete':
-        if (this.sent.get(key) === `delete:${action.uid}`) return;
-        await this.signals.delete(ref, { uid: action.uid, ...(action.keepRelease ? { keepRelease: true } : {}) });
-        this.sent.set(key, `delete:${action.uid}`);
-        this.config.onSignal?.('delete');
+      case 'delete': {
+        const fingerprint = `delete:${action.uid}`;
+        if (this.delivered.get(key)?.fingerprint === fingerprint) return;
+        const request = { uid: action.uid, ...(action.keepRelease ? { keepRelease: true } : {}) };
+        this.remember(key, fingerprint, await this.signals.delete(ref, request));
+        this.config.onSignal?.('delete', urgency);
         this.config.log.info({ chart: key, uid: action.uid }, 'signalled delete');
         return;
+      }
       case 'desired':
-        await this.sendDesired(key, ref, action.state, action.retryToken);
+        await this.sendDesired(key, ref, action.state, action.retryToken, urgency);
     }
   }
 
-  private async sendDesired(key: string, ref: ChartRef, decided: DesiredState, retryToken: string | undefined) {
+  private async sendDesired(
+    key: string,
+    ref: ChartRef,
+    decided: DesiredState,
+    retryToken: string | undefined,
+    urgency: Urgency,
+  ) {
     const { term } = this.config;
     const state = term === undefined ? decided : { ...decided, term };
     const fingerprint = JSON.stringify([state, retryToken]);
-    if (this.sent.get(key) === fingerprint) return;
-    await this.signals.desired(ref, state);
-    this.config.onSignal?.('desired');
+    if (this.delivered.get(key)?.fingerprint === fingerprint) return;
+    let runId = await this.signals.desired(ref, state);
+    this.config.onSignal?.('desired', urgency);
     this.config.log.info({ chart: key, generation: state.generation, digest: state.digest }, 'signalled desired state');
     if (retryToken !== undefined && retryToken !== '') {
-      await this.signals.retry(ref, {
+      runId = await this.signals.retry(ref, {
         requestedBy: 'the helm.k3sm.io/retry annotation',
         token: `${state.uid}/${retryToken}`,
       });
-      this.config.onSignal?.('retry');
+      this.config.onSignal?.('retry', urgency);
     }
-    this.sent.set(key, fingerprint);
+    this.remember(key, fingerprint, runId);
   }
 }

@@ -1,7 +1,9 @@
 import type { Client } from '@temporalio/client';
 import type { helmChartWorkflow } from '../../workflows/chart.js';
 import {
+  chartSearchAttributes,
   chartWorkflowId,
+  phaseAtStart,
   deleteSignal,
   desiredStateSignal,
   retrySignal,
@@ -23,35 +25,41 @@ export class ChartSignals {
     private readonly tuning: Partial<Tuning> | undefined,
   ) {}
 
-  private options(ref: ChartRef) {
+  /** Options of a signalWithStart; the search attributes apply only when it starts the workflow. */
+  private options(ref: ChartRef, signal: 'desired' | 'delete' | 'retry') {
     return {
       taskQueue: this.taskQueue,
       workflowId: chartWorkflowId(ref),
       args: [{ ref, ...(this.tuning ? { tuning: this.tuning } : {}) }] as Parameters<typeof helmChartWorkflow>,
+      typedSearchAttributes: chartSearchAttributes(ref, phaseAtStart(signal)),
     };
   }
 
-  async desired(ref: ChartRef, state: DesiredState): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+  /** Each signal returns the run it reached, so the controller can tell later whether that run still holds it. */
+  async desired(ref: ChartRef, state: DesiredState): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
+      ...this.options(ref, 'desired'),
       signal: desiredStateSignal,
       signalArgs: [state],
     });
+    return signaledRunId;
   }
 
-  async delete(ref: ChartRef, request: DeleteRequest): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+  async delete(ref: ChartRef, request: DeleteRequest): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
+      ...this.options(ref, 'delete'),
       signal: deleteSignal,
       signalArgs: [request],
     });
+    return signaledRunId;
   }
 
-  async retry(ref: ChartRef, request: RetryRequest): Promise<void> {
-    await this.client.workflow.signalWithStart('helmChartWorkflow', {
-      ...this.options(ref),
+  async retry(ref: ChartRef, request: RetryRequest): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
+      ...this.options(ref, 'retry'),
       signal: retrySignal,
       signalArgs: [request],
     });
+    return signaledRunId;
   }
 }

@@ -1,34 +1,48 @@
+import { higher, PendingKeys, type Urgency } from './pending-keys.js';
+
+export interface WorkQueueOptions {
+  concurrency: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /**
+   * Resync work is paced: at most this many resync keys at once, each started at least `resyncIntervalMs` after
+   * the one before, so a sweep of every chart never floods Temporal's task queue ahead of a change.
+   */
+  resyncConcurrency?: number;
+  resyncIntervalMs?: number;
+  onError?: (key: string, err: unknown) => void;
+}
+
 /**
  * A keyed work queue: a key queued many times is processed once, a key being processed is queued again rather
  * than run twice at once, and a failed key is retried with a per-key backoff (so a Temporal outage delays the
- * backlog, and delivers it once Temporal is back, without losing any chart).
+ * backlog, and delivers it once Temporal is back, without losing any chart). Changes go before resync
+ * (pending-keys.ts), and resync work is paced.
  */
 export class WorkQueue {
-  private readonly pending = new Set<string>();
-  private readonly running = new Set<string>();
-  private readonly dirty = new Set<string>();
+  private readonly pending = new PendingKeys();
+  private readonly running = new Map<string, Urgency>();
+  private readonly dirty = new Map<string, Urgency>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private active = 0;
+  private activeResyncs = 0;
+  private nextResyncAt = 0;
+  private pacing: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(
-    private readonly handle: (key: string) => Promise<void>,
-    private readonly options: {
-      concurrency: number;
-      baseDelayMs: number;
-      maxDelayMs: number;
-      onError?: (key: string, err: unknown) => void;
-    },
+    private readonly handle: (key: string, urgency: Urgency) => Promise<void>,
+    private readonly options: WorkQueueOptions,
   ) {}
 
-  add(key: string): void {
+  add(key: string, urgency: Urgency = 'change'): void {
     if (this.closed) return;
     if (this.running.has(key)) {
-      this.dirty.add(key);
+      this.dirty.set(key, higher(this.dirty.get(key), urgency));
       return;
     }
-    this.pending.add(key);
+    this.pending.add(key, urgency);
     this.pump();
   }
 
@@ -40,23 +54,44 @@ export class WorkQueue {
     this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    if (this.pacing) clearTimeout(this.pacing);
     this.pending.clear();
   }
 
+  private resyncAllowed(now: number): boolean {
+    const { resyncConcurrency = this.options.concurrency } = this.options;
+    return this.activeResyncs < resyncConcurrency && now >= this.nextResyncAt;
+  }
+
   private pump(): void {
-    while (!this.closed && this.active < this.options.concurrency && this.pending.size > 0) {
-      const [key] = this.pending;
-      if (key === undefined) return;
-      this.pending.delete(key);
+    while (!this.closed && this.active < this.options.concurrency) {
+      const now = Date.now();
+      const next = this.pending.take(this.resyncAllowed(now));
+      if (next === undefined) break;
+      const { key, urgency } = next;
       this.active += 1;
-      this.running.add(key);
-      void this.run(key);
+      if (urgency === 'resync') {
+        this.activeResyncs += 1;
+        this.nextResyncAt = now + (this.options.resyncIntervalMs ?? 0);
+      }
+      this.running.set(key, urgency);
+      void this.run(key, urgency);
+    }
+    // Resync work waits for its pace: come back when the next may start.
+    if (!this.closed && this.pacing === undefined && this.pending.size > this.pending.changeCount) {
+      const wait = this.nextResyncAt - Date.now();
+      if (wait > 0) {
+        this.pacing = setTimeout(() => {
+          this.pacing = undefined;
+          this.pump();
+        }, wait);
+      }
     }
   }
 
-  private async run(key: string): Promise<void> {
+  private async run(key: string, urgency: Urgency): Promise<void> {
     try {
-      await this.handle(key);
+      await this.handle(key, urgency);
       this.failures.delete(key);
     } catch (err) {
       this.options.onError?.(key, err);
@@ -69,13 +104,18 @@ export class WorkQueue {
         key,
         setTimeout(() => {
           this.timers.delete(key);
-          this.add(key);
+          this.add(key, urgency);
         }, delay),
       );
     } finally {
       this.active -= 1;
+      if (urgency === 'resync') this.activeResyncs -= 1;
       this.running.delete(key);
-      if (this.dirty.delete(key)) this.add(key);
+      const again = this.dirty.get(key);
+      if (again !== undefined) {
+        this.dirty.delete(key);
+        this.add(key, again);
+      }
       this.pump();
     }
   }

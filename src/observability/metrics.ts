@@ -13,6 +13,9 @@ export interface HelmflowMetrics {
   signalsSent: Counter<'signal'>;
   /** Signals that failed (to be retried), by signal name and a short reason. */
   signalErrors: Counter<'signal' | 'reason'>;
+  /** Controller resync sweeps, and the charts they queued (an idle installation queues none). */
+  resyncSweeps: Counter;
+  resyncQueued: Counter;
   /** 1 while this process holds the controller Lease. */
   leader: Gauge;
   /** Auto-deploy files swept, by outcome (applied, failed). */
@@ -82,6 +85,16 @@ export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: bool
       labelNames: ['signal', 'reason'],
       registers: [registry],
     }),
+    resyncSweeps: new Counter({
+      name: 'helmflow_resync_sweeps_total',
+      help: 'Resync sweeps that listed the chart workflows.',
+      registers: [registry],
+    }),
+    resyncQueued: new Counter({
+      name: 'helmflow_resync_queued_total',
+      help: 'Charts a resync sweep queued because their workflow may lack their last signal.',
+      registers: [registry],
+    }),
     leader: new Gauge({
       name: 'helmflow_leader',
       help: '1 while this process holds the controller Lease, else 0.',
@@ -114,6 +127,11 @@ export function recordSignalSent(signal: string, m: HelmflowMetrics = metrics())
 
 export function recordSignalError(signal: string, reason: string, m: HelmflowMetrics = metrics()): void {
   m.signalErrors.inc({ signal, reason });
+}
+
+export function recordResyncSweep(queued: number, m: HelmflowMetrics = metrics()): void {
+  m.resyncSweeps.inc();
+  m.resyncQueued.inc(queued);
 }
 
 export function setLeader(leading: boolean, m: HelmflowMetrics = metrics()): void {

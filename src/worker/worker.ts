@@ -17,6 +17,8 @@ export interface WorkerConfig {
   log: Logger;
   /** Activity slots: each waiting chart holds one while its Job runs (the --activity-slots setting). */
   maxConcurrentActivities?: number;
+  /** Chart workflows kept in memory between tasks (the --workflow-cache setting). */
+  maxCachedWorkflows?: number;
   /** A pre-built bundle (tests build one for many workers). */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -41,6 +43,8 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : workflowSource()),
     activities,
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 500,
+    // Sized for 1,000 charts: an idle chart gets no task, so the cache only has to hold those at work.
+    maxCachedWorkflows: config.maxCachedWorkflows ?? 200,
     shutdownGraceTime: `${SHUTDOWN_GRACE_SECONDS} seconds`,
     shutdownForceTime: `${SHUTDOWN_FORCE_SECONDS} seconds`,
   });

@@ -17,7 +17,7 @@ const edited = helmChart({ repo: 'http://insecure.example.com', chart: 'podinfo'
 
 /** An apiserver stand-in that answers the first read of the HelmChart with `first` and every later one with `later`. */
 function fakeCluster(first: HelmChart, later: HelmChart) {
-  const seen = { chartReads: 0, applied: [] as string[], jobs: [] as V1Job[] };
+  const seen = { chartReads: 0, applied: [] as string[], jobs: [] as V1Job[], statuses: [] as unknown[] };
   const notFound = Object.assign(new Error('not found'), { code: 404 });
   const deps = {
     group: 'helm.k3sm.io',
@@ -28,6 +28,9 @@ function fakeCluster(first: HelmChart, later: HelmChart) {
         if (plural !== 'helmcharts') throw notFound;
         seen.chartReads += 1;
         return seen.chartReads === 1 ? first : later;
+      },
+      patchNamespacedCustomObjectStatus: async ({ body }: { body: { status: unknown } }) => {
+        seen.statuses.push(body.status);
       },
     },
     core: { readNamespacedSecret: async () => Promise.reject(notFound) },
@@ -62,6 +65,15 @@ describe('prepareInstall', () => {
     const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
     expect(result).toMatchObject({ state: 'started', generation: 3, job: { jobName: 'helm-install-podinfo' } });
     expect(seen.chartReads).toBe(1);
+    // JobCreated is written from the same read, in the same step: no step of its own in the workflow's history.
+    expect(seen.statuses).toEqual([
+      expect.objectContaining({
+        jobName: 'helm-install-podinfo',
+        phase: 'Installing',
+        observedGeneration: 3,
+        conditions: [expect.objectContaining({ type: 'JobCreated', status: 'True' })],
+      }),
+    ]);
     expect(seen.applied).toEqual([
       'ServiceAccount/helm-podinfo',
       'ClusterRoleBinding/helm-kube-system-podinfo',
@@ -79,5 +91,6 @@ describe('prepareInstall', () => {
     expect(seen.chartReads).toBe(1);
     expect(seen.applied).toEqual([]);
     expect(seen.jobs).toEqual([]);
+    expect(seen.statuses).toEqual([]);
   });
 });

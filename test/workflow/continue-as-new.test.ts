@@ -16,8 +16,8 @@ import {
   type ChartHandle,
 } from './support/harness.js';
 
-// This file's own server suggests continue-as-new once a run's history passes 20 events: one install is enough.
-const temporal = useTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=20']);
+// This file's own server suggests continue-as-new once a run's history passes 15 events: one install is enough.
+const temporal = useTemporal(['--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=15']);
 
 const runOf = async (handle: ChartHandle): Promise<string> => (await handle.describe()).runId;
 
@@ -98,7 +98,8 @@ describe('continue-as-new when Temporal suggests it', () => {
       const chart = ref(uniqueName('switch'));
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       const first = await runOf(handle);
-      // The last activity of the install is running; when it completes the run will continue as new.
+      // The last activity of the install (the wait, writing its success report) is running; when it completes the
+      // run will continue as new.
       await until('the Installed status write in flight', gate.held);
       await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
       gate.release();

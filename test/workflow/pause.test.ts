@@ -51,6 +51,12 @@ describe('Temporal cancel of a chart workflow', () => {
         ]),
       );
 
+      // A person is waiting on the pause: its steps go ahead of other charts' work on the task queue.
+      const pauseSteps = (await historyOf(handle, firstRun))
+        .map((e) => e.activityTaskScheduledEventAttributes)
+        .filter((a) => a?.activityType?.name === 'deleteJob' || a?.activityType?.name === 'setStatus');
+      expect(pauseSteps.map((a) => a?.priority?.priorityKey)).toEqual([1, 1]);
+
       // The workflow keeps running, in a fresh run (so it can be cancelled again), and stays paused.
       const description = await waitFor(
         'a new run after the cancelled one',

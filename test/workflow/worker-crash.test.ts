@@ -27,10 +27,30 @@ async function dyingWorker(
 const hang = () => new Promise<void>(() => undefined);
 
 describe('a worker that dies in the middle of a step', () => {
-  it.each<[string, 'prepareInstall' | 'setStatus', (cluster: FakeCluster) => void]>([
-    ['a step that waits (prepareInstall: heartbeat timeout)', 'prepareInstall', (c) => (c.onPrepare = hang)],
-    ['a plain Kubernetes call (setStatus: start-to-close timeout)', 'setStatus', (c) => (c.onStatus = hang)],
-  ])('%s runs again on another worker within 30 s', async (_what, step, stall) => {
+  // A plain install makes no plain call any more (its status writes ride in prepareInstall and the wait): the
+  // refused chart's Failed report is one.
+  const refused = (c: FakeCluster) => (c.refusal = { reason: 'InsecureRepo', message: 'http is refused' });
+  it.each<
+    [string, 'prepareInstall' | 'setStatus', (cluster: FakeCluster) => void, (cluster: FakeCluster) => void, string]
+  >([
+    [
+      'a step that waits (prepareInstall: heartbeat timeout)',
+      'prepareInstall',
+      (c) => (c.onPrepare = hang),
+      () => undefined,
+      'Installed',
+    ],
+    [
+      'a plain Kubernetes call (setStatus: start-to-close timeout)',
+      'setStatus',
+      (c) => {
+        refused(c);
+        c.onStatus = hang;
+      },
+      refused,
+      'Failed',
+    ],
+  ])('%s runs again on another worker within 30 s', async (_what, step, stall, prepare, phase) => {
     const taskQueue = uniqueName('crash');
     const a = new FakeCluster();
     stall(a);
@@ -43,13 +63,14 @@ describe('a worker that dies in the middle of a step', () => {
     const died = Date.now();
 
     const b = new FakeCluster();
+    prepare(b);
     const second = await createWorker(temporal.env, taskQueue, b);
     const running = second.run();
     try {
       await until(`worker B running ${step} again`, () => b.calls.includes(step), recoveryBoundMs);
       const recoveredMs = Date.now() - died;
       expect(recoveredMs).toBeLessThan(recoveryBoundMs);
-      await waitForStatus(handle, 'phase Installed through worker B', (s) => s.phase === 'Installed');
+      await waitForStatus(handle, `phase ${phase} through worker B`, (s) => s.phase === phase);
     } finally {
       second.shutdown();
       await running;

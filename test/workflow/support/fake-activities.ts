@@ -7,6 +7,7 @@ import type {
   StatusUpdate,
   ChartEvent,
 } from '../../../activities/types.js';
+import { jobCreatedStatus } from '../../../workflows/status-updates.js';
 
 /** A promise a test resolves by hand: holds an activity open while the test acts. */
 export class Deferred<T> {
@@ -66,7 +67,10 @@ export class FakeCluster {
   throwIn: Partial<Record<keyof ChartActivities, () => Error | undefined>> = {};
   /** Called by prepareInstall before it returns: a test may hold it open (e.g. to stop its worker meanwhile). */
   onPrepare: () => Promise<void> | void = () => undefined;
-  /** Called by setStatus before it returns: a test may hold a status write open to act at that moment. */
+  /**
+   * Called by setStatus before it returns, and by an install wait writing its success report: a test may hold a
+   * status write open to act at that moment.
+   */
   onStatus: (update: StatusUpdate) => Promise<void> | void = () => undefined;
   private installAttempts = 0;
 
@@ -121,7 +125,10 @@ export class FakeCluster {
         await this.onPrepare();
         if (!this.chartPresent) return { state: 'gone' };
         if (this.refusal !== undefined) return { state: 'refused', generation: this.generation, refusal: this.refusal };
-        return { state: 'started', generation: this.generation, job: startJob(target, attempt) };
+        const job = startJob(target, attempt);
+        // As the real one: JobCreated is written in the same step.
+        this.statuses.push(jobCreatedStatus(job.jobName, attempt, this.generation));
+        return { state: 'started', generation: this.generation, job };
       },
       inspectChart: async () => {
         log('inspectChart');
@@ -140,7 +147,13 @@ export class FakeCluster {
         if (job.jobUid.startsWith('delete')) return wait(job.jobUid, () => this.deleteOutcome());
         this.installAttempts += 1;
         const n = this.installAttempts;
-        return wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
+        const outcome = await wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
+        // As the real one: the success report sent with the wait is written when the Job succeeds.
+        if (outcome.outcome === 'succeeded' && job.installed !== undefined) {
+          this.statuses.push(job.installed);
+          await this.onStatus(job.installed);
+        }
+        return outcome;
       },
       deleteJob: async (_ref, jobName) => {
         log('deleteJob');

@@ -7,7 +7,9 @@ import type { FailurePolicy } from '../../../src/api/index.js';
 import { waitFor } from '../../../src/devstack/wait.js';
 import type { helmChartWorkflow } from '../../../workflows/chart.js';
 import {
+  chartSearchAttributes,
   chartWorkflowId,
+  phaseAtStart,
   desiredStateSignal,
   statusQuery,
   type ChartRef,
@@ -77,13 +79,18 @@ export async function withWorker<T>(
   return worker.runUntil(fn(taskQueue));
 }
 
-/** Starts (or signals) the chart's workflow the way the controller does: signalWithStart with a desired state. */
+/**
+ * Starts (or signals) the chart's workflow the way the controller does (src/controller/signals.ts):
+ * signalWithStart with a desired state and the search attributes of a starting install. `searchAttributes:
+ * false` starts it as a controller before the lean shape did, without them.
+ */
 export async function startChart(
   env: TestWorkflowEnvironment,
   taskQueue: string,
   chart: ChartRef,
   first: DesiredState,
   tuning?: Partial<Tuning>,
+  { searchAttributes = true }: { searchAttributes?: boolean } = {},
 ): Promise<ChartHandle> {
   return env.client.workflow.signalWithStart<typeof helmChartWorkflow, [DesiredState]>('helmChartWorkflow', {
     taskQueue,
@@ -91,6 +98,7 @@ export async function startChart(
     args: [tuning === undefined ? { ref: chart } : { ref: chart, tuning }],
     signal: desiredStateSignal,
     signalArgs: [first],
+    ...(searchAttributes ? { typedSearchAttributes: chartSearchAttributes(chart, phaseAtStart('desired')) } : {}),
   });
 }
 

@@ -1,0 +1,24 @@
+import type { StatusUpdate } from '../activities/types.js';
+
+/** The status an install attempt writes once its Job exists: written by prepareInstall (lean runs) or the workflow. */
+export function jobCreatedStatus(jobName: string, attempt: number, observedGeneration: number): StatusUpdate {
+  return {
+    jobName,
+    phase: 'Installing',
+    observedGeneration,
+    conditions: [
+      { type: 'JobCreated', status: 'True', reason: 'JobCreated', message: `${jobName} runs attempt ${attempt}` },
+    ],
+  };
+}
+
+/** The status of an attempt whose Job succeeded: written by the Job's wait (lean runs) or the workflow. */
+export function installedStatus(jobName: string, digest: string, observedGeneration: number): StatusUpdate {
+  return {
+    jobName,
+    phase: 'Installed',
+    digest,
+    observedGeneration,
+    conditions: [{ type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${jobName} succeeded` }],
+  };
+}
