@@ -60,6 +60,14 @@ describe('refusedField', () => {
     ],
     ['The HelmChart "x" is invalid: spec: Invalid value: "object": spec.repoCA is a reserved k3s field', 'spec.repoCA'],
     [
+      'The HelmChart "x" is invalid: \n* spec.set.a: Invalid value: "boolean": must be integer,string\n* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid',
+      'spec.set.a',
+    ],
+    [
+      'Error from server: failed to create typed patch object (ns/x; helm.k3sm.io/v1, Kind=HelmChart): .spec.backOffLimit: expected numeric (int or float), got string',
+      'spec.backOffLimit',
+    ],
+    [
       'Error from server (BadRequest): error when creating "STDIN"\nmore',
       'Error from server (BadRequest): error when creating "STDIN"',
     ],

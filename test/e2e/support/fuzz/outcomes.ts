@@ -73,7 +73,11 @@ export function refusedField(message: string): string {
     // The field reported, or the one a rule on its parent names in its message.
     return field === '<nil>' || (named !== undefined && named.startsWith(`${field}.`)) ? (named ?? field) : field;
   });
-  const distinct = [...new Set(fields.filter((f) => f !== ''))];
+  // Server-side apply's own type check: `failed to create typed patch object (…): .spec.x: expected …`.
+  const typed = /typed patch object[^\n]*?: \.((?:metadata|spec)(?:\.[A-Za-z]+)+)/u.exec(message)?.[1];
+  if (typed !== undefined) fields.push(typed);
+  // `<nil>` with no field named is the apiserver's "some rules were not checked" note, not a cause.
+  const distinct = [...new Set(fields.filter((f) => f !== '' && f !== '<nil>'))];
   if (distinct.length > 0) return distinct.join(', ');
   const first = message.split('\n').find((line) => line.trim() !== '') ?? '';
   return first.trim().slice(0, 60);
