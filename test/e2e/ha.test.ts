@@ -6,8 +6,10 @@ import { installCrds } from './support/crds.js';
 import { helmflowSettings, spawnRole, startController, startWorker, type RunningRole } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
 import { freshNamespace, kubectl } from './support/kube.js';
+import { spawnHelmflow } from './support/helmflow-process.js';
 import { readLease } from './support/leases.js';
 import { watchJobs } from './support/observe.js';
+import { startStallProxy } from './support/stall-proxy.js';
 
 const chart = buildChart({ name: 'ha', values: { greeting: 'from the chart' } });
 const running: RunningRole[] = [];
@@ -56,6 +58,67 @@ describe('two controllers', () => {
       );
     } finally {
       await first.kill();
+    }
+  });
+
+  it('a leader whose apiserver connection goes silent (half-open) stops acting by its renew deadline; the other takes over', async () => {
+    // The controller's defaults (lease-election.ts): renew every 5 s, step down 10 s after the last renewal,
+    // others take over 15 s after the last renewal they saw.
+    const renewDeadlineMs = 10_000;
+    const settings = helmflowSettings();
+    running.push(startWorker(settings));
+    const proxy = await startStallProxy();
+    const events: { who: 'stale' | 'other'; what: string; at: number }[] = [];
+    const record = (who: 'stale' | 'other') => ({
+      onLeading: (leading: boolean) => events.push({ who, what: leading ? 'leading' : 'not leading', at: Date.now() }),
+      onSignal: (kind: string) => events.push({ who, what: `signal ${kind}`, at: Date.now() }),
+    });
+    // The first controller reaches the apiserver only through the proxy; the second directly.
+    const stale = spawnHelmflow('controller', { ...settings, kubeconfig: proxy.kubeconfig }, record('stale'));
+    try {
+      await stale.logged('leading');
+      running.push(startController(settings, record('other')));
+      const ns = await freshNamespace('half-open');
+      apply(helmChart(ns, 'before', { chartContent: chart.chartContent }));
+      await chartInstalled(ns, 'before');
+      expect(events.some((e) => e.who === 'stale' && e.what === 'signal desired')).toBe(true);
+      expect(events.filter((e) => e.who === 'other' && e.what === 'leading')).toEqual([]);
+
+      // Every byte either way is dropped from now on, and no connection is closed: its Lease calls hang.
+      const stalledAt = Date.now();
+      proxy.stall();
+      const steppedDown = await waitFor(
+        'the leader on the silent connection to stop leading',
+        () => events.find((e) => e.who === 'stale' && e.what === 'not leading'),
+        { timeoutMs: 40_000, intervalMs: 100 },
+      );
+      const tookOver = await waitFor(
+        'the other controller to lead',
+        () => events.find((e) => e.who === 'other' && e.what === 'leading'),
+        { timeoutMs: 40_000, intervalMs: 100 },
+      );
+      // Its last renewal was before the stall, so its deadline passed at most renewDeadlineMs after it (plus the
+      // time for the log line to arrive); the hung call was not waited for.
+      expect(steppedDown.at - stalledAt).toBeLessThanOrEqual(renewDeadlineMs + 1_500);
+      // It stopped before the other could start: never two acting at once.
+      expect(steppedDown.at).toBeLessThan(tookOver.at);
+      const taken = await readLease(settings.leaseNamespace, settings.leaseName);
+      expect(taken.spec?.holderIdentity).not.toContain(`_${String(stale.child.pid)}_`);
+
+      apply(helmChart(ns, 'after', { chartContent: chart.chartContent }));
+      await chartInstalled(ns, 'after');
+      expect(events.filter((e) => e.who === 'other' && e.what === 'signal desired').length).toBeGreaterThan(0);
+      // Nothing signalled by the stale leader once it stepped down.
+      expect(events.filter((e) => e.who === 'stale' && e.what.startsWith('signal') && e.at > steppedDown.at)).toEqual(
+        [],
+      );
+      console.log(
+        `half-open leader: stepped down ${String(steppedDown.at - stalledAt)} ms after its connection went silent; ` +
+          `the other led ${String(tookOver.at - stalledAt)} ms after`,
+      );
+    } finally {
+      await stale.kill();
+      await proxy.close();
     }
   });
 

@@ -25,7 +25,7 @@ describe("rolling back: the seed's manual clean-up of a HelmChart stuck Terminat
     const binding = await rbac.readClusterRoleBinding({ name: `helm-${ns}-left` });
     expect(binding.subjects).toEqual([expect.objectContaining({ name: 'helm-left', namespace: ns })]);
 
-    // The seed's three commands, verbatim but for the names.
+    // The seed's three commands, verbatim but for the names and the last one's --ignore-not-found (see below).
     const patch = kubectl([
       'patch',
       'helmcharts.helm.k3sm.io',

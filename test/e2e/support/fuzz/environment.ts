@@ -1,12 +1,13 @@
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { WaitAborted, waitFor } from '../../../../src/devstack/wait.js';
 import { startChartRepo, type ChartRepo } from '../chart-repo.js';
 import { buildChart } from '../charts.js';
 import { installCrds } from '../crds.js';
 import { helmflowSettings } from '../helmflow.js';
-import { apply, chartInstalled, helmChart, readHelmChart } from '../helmcharts.js';
+import { apply, helmChart, readHelmChart } from '../helmcharts.js';
 import { freshNamespace, kubectl } from '../kube.js';
 import { startOciRegistry, type OciRegistry } from '../oci-registry.js';
 import type { FuzzSources } from './fields.js';
+import { isInstalled } from './outcomes.js';
 import { startFuzzHelmflow, type FuzzHelmflow } from './processes.js';
 
 export interface FuzzEnvironment {
@@ -38,7 +39,18 @@ export async function startFuzzEnvironment(): Promise<FuzzEnvironment> {
     helmflow = startFuzzHelmflow(helmflowSettings());
     const ns = await freshNamespace('fuzz-warmup');
     apply(helmChart(ns, 'warmup', { chartContent: chart.chartContent }));
-    await chartInstalled(ns, 'warmup', 180_000);
+    const running = helmflow;
+    // A helmflow process that cannot start (a missing build, a bad flag) is said at once, not as a silent chart.
+    await waitFor(
+      'the warm-up chart to install',
+      async () => {
+        const crashes = await running.crashes();
+        if (crashes.length > 0) throw new WaitAborted(`helmflow crashed during the warm-up: ${crashes.join('; ')}`);
+        const chart = await readHelmChart(ns, 'warmup');
+        return chart !== undefined && isInstalled(chart);
+      },
+      { timeoutMs: 180_000, intervalMs: 500 },
+    );
     kubectl(['delete', 'helmcharts.helm.k3sm.io', 'warmup', '-n', ns, '--wait=false']);
     await waitFor('the warm-up chart to be gone', async () => (await readHelmChart(ns, 'warmup')) === undefined, {
       timeoutMs: 120_000,

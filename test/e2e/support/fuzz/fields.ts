@@ -1,3 +1,4 @@
+import { MAX_CHART_CONTENT_CHARS, MAX_VERSION_LENGTH } from '../../../../src/api/limits.js';
 import type { Prng } from '../prng.js';
 import type { Choice, Verdict } from './verdicts.js';
 
@@ -36,7 +37,13 @@ export function choose<T>(
   all: readonly Variant<T>[],
   validOnly = false,
 ): Choice<T> {
-  const variants = validOnly ? all.filter((v) => v[1] === 'valid') : all;
+  // A mutated field mostly takes a value that is not plainly valid, else most mutations would change nothing.
+  const notValid = all.filter((v) => v[1] !== 'valid');
+  const variants = validOnly
+    ? all.filter((v) => v[1] === 'valid')
+    : notValid.length > 0 && r.chance(0.8)
+      ? notValid
+      : all;
   const total = variants.reduce((sum, v) => sum + v[0], 0);
   let at = r.next() * total;
   for (const [weight, verdict, trait, make] of variants) {
@@ -102,6 +109,20 @@ export const sourceVariants: readonly Variant<Record<string, unknown>>[] = [
   [1, 'invalid', 'chart-without-repo', () => ({ chart: 'fuzz' })],
   [1, 'invalid', 'chart-dash', (c) => ({ repo: c.sources.repoUrl, chart: '--debug' })],
   [1, 'invalid', 'chartContent-not-base64', () => ({ chartContent: 'not base64 at all!' })],
+  // Over the 1 MiB chart limit: the apiserver refuses it before it reaches a ConfigMap.
+  [1, 'invalid', 'chartContent-over-limit', () => ({ chartContent: 'A'.repeat(MAX_CHART_CONTENT_CHARS + 4) })],
+  [
+    1,
+    'odd',
+    'version-odd',
+    (c, r) => ({ repo: c.sources.repoUrl, chart: 'fuzz', version: r.pick(['>=0.1.0', '~0.1', 'v0.1.0', 'latest']) }),
+  ],
+  [
+    1,
+    'invalid',
+    'version-too-long',
+    (c) => ({ repo: c.sources.repoUrl, chart: 'fuzz', version: '1'.repeat(MAX_VERSION_LENGTH + 1) }),
+  ],
   [1, 'odd', 'chartContent-not-a-chart', () => ({ chartContent: Buffer.from('just some bytes').toString('base64') })],
 ];
 
@@ -155,10 +176,33 @@ export const otherVariants: readonly Variant<Record<string, unknown>>[] = [
     1,
     'invalid',
     'reserved-field',
-    (_, r) => r.pick([{ repoCA: 'x' }, { insecureSkipTLSVerify: true }, { authSecret: { name: 'x' } }]),
+    (_, r) =>
+      r.pick<Record<string, unknown>>([
+        { repoCA: 'x' },
+        { insecureSkipTLSVerify: true },
+        { authSecret: { name: 'x' } },
+        { repoCAConfigMap: { name: 'x' } },
+        { dockerRegistrySecret: { name: 'x' } },
+        { authPassCredentials: true },
+        { plainHTTP: true },
+      ]),
   ],
   [1, 'valid', 'reserved-unset', () => ({ plainHTTP: false, repoCA: '' })],
   [1, 'valid', 'flags', (_, r) => ({ takeOwnership: r.chance(0.5), forceConflicts: r.chance(0.5) })],
   [1, 'odd', 'bootstrap', () => ({ bootstrap: true })],
   [1, 'invalid', 'unknown-type', () => ({ createNamespace: 'yes' })],
+  [
+    1,
+    'odd',
+    'security-contexts',
+    () => ({ podSecurityContext: { runAsNonRoot: false }, securityContext: { allowPrivilegeEscalation: false } }),
+  ],
+  [
+    1,
+    'invalid',
+    'security-context-types',
+    (_, r) => r.pick([{ podSecurityContext: { runAsUser: 'root' } }, { securityContext: { privileged: 'yes' } }]),
+  ],
+  [1, 'odd', 'jobImage', () => ({ jobImage: 'registry.invalid/helm:none' })],
+  [1, 'invalid', 'jobImage-too-long', () => ({ jobImage: `registry.invalid/${'x'.repeat(512)}` })],
 ];

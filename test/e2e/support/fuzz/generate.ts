@@ -43,6 +43,9 @@ const ODD_CHARS: readonly (readonly [Verdict, string])[] = [
   ['invalid', 'é'],
   ['invalid', ':'],
   ['odd', '.'],
+  ['invalid', '/'],
+  ['invalid', '*'],
+  ['invalid', '🙂'],
 ];
 
 /** A name of exactly `length` characters: a DNS label, or (when mutated) with one odd character somewhere. */

@@ -54,12 +54,33 @@ export function silentOutcome(chart: HelmChart | undefined): Outcome {
   return { kind: 'silent', phase: chart?.status?.phase ?? '(no status)', conditions: conditions.join(',') };
 }
 
-/** The field an apiserver refusal names (metadata.name, spec.timeout, …), for grouping; else its first words. */
+const FIELD = /\b(?:metadata|spec)(?:\.[A-Za-z]+)+/u;
+
+/**
+ * The fields an apiserver refusal names (metadata.name, spec.timeout, …), for grouping. kubectl prints one cause
+ * or a `* `-list of them, each `<field>: <kind>: <detail>`; a CEL rule on the object itself reports `<nil>` (or the
+ * parent) as the field and names the real one in its message. Anything else is its first line.
+ */
 export function refusedField(message: string): string {
-  const field = /\b((?:metadata|spec)(?:\.[A-Za-z]+)*)(?:\[[^\]]*\])?(?:\.[A-Za-z]+)*:/u.exec(message);
-  if (field?.[1] !== undefined) return field[1];
-  const after = /is invalid: (.*)$/mu.exec(message)?.[1] ?? message.split('\n')[0] ?? '';
-  return after.slice(0, 60);
+  const rest = /is invalid: ([\s\S]*)$/u.exec(message)?.[1] ?? '';
+  const causes = rest
+    .split(/\n\* |^\* |, (?=(?:<nil>|metadata|spec)[.:[])/mu)
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== '[' && c !== ']');
+  const fields = causes.map((cause) => {
+    const [, field = '', detail = ''] = /^\[?(\S+?): ([\s\S]*)$/u.exec(cause) ?? [];
+    const named = FIELD.exec(detail)?.[0];
+    // The field reported, or the one a rule on its parent names in its message.
+    return field === '<nil>' || (named !== undefined && named.startsWith(`${field}.`)) ? (named ?? field) : field;
+  });
+  // Server-side apply's own type check: `failed to create typed patch object (…): .spec.x: expected …`.
+  const typed = /typed patch object[^\n]*?: \.((?:metadata|spec)(?:\.[A-Za-z]+)+)/u.exec(message)?.[1];
+  if (typed !== undefined) fields.push(typed);
+  // `<nil>` with no field named is the apiserver's "some rules were not checked" note, not a cause.
+  const distinct = [...new Set(fields.filter((f) => f !== '' && f !== '<nil>'))];
+  if (distinct.length > 0) return distinct.join(', ');
+  const first = message.split('\n').find((line) => line.trim() !== '') ?? '';
+  return first.trim().slice(0, 60);
 }
 
 /** The row an outcome is counted in. */

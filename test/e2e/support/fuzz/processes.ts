@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Settings } from '../../../../src/app/settings.js';
 import { repoRoot } from '../../../../src/config/pins.js';
 import { stackStatus } from '../../../../src/devstack/stack.js';
+import { helmflowCommand, settingsArgs } from '../helmflow-process.js';
 import { testLayout, testStackOptions } from '../stack.js';
 
 /** helmflow's controller and worker as processes of their own, logs kept, so a crash shows as an exit. */
@@ -21,18 +22,19 @@ interface Role {
   exited: Promise<void>;
 }
 
+/**
+ * The compiled `helmflow <role>` (as every e2e test runs it), its log in a file of its own. The log level is warn:
+ * a long run's info lines would fill the disk, and a crash is fatal or an uncaught error either way.
+ */
 function spawnLogged(role: 'controller' | 'worker', settings: Settings, dir: string): Role {
   const logFile = path.join(dir, `${role}.log`);
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/e2e/support/helmflow-child.ts', role], {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELMFLOW_LOG_LEVEL: 'warn' };
+  env.NODE_OPTIONS = undefined; // jest's --experimental-vm-modules is not helmflow's
+  const child = spawn(process.execPath, [...helmflowCommand(), role, ...settingsArgs(settings)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      HELMFLOW_CHILD_SETTINGS: JSON.stringify(settings),
-      HELMFLOW_TEST_LOG_LEVEL: 'warn',
-      NODE_OPTIONS: '',
-    },
+    env,
   });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });

@@ -66,8 +66,13 @@ interface Applied {
   appliedAt: number;
 }
 
+// kubectl reads YAML 1.1, where an unquoted yes, on or y is a boolean: written as 1.1, every generated string stays
+// a string (the generator's verdicts are about the values it chose, not about YAML's typing).
 const apply = (object: Record<string, unknown>) =>
-  kubectlAsync(['apply', '--server-side', '--field-manager=helmflow-fuzz', '-f', '-'], stringify(object));
+  kubectlAsync(
+    ['apply', '--server-side', '--field-manager=helmflow-fuzz', '-f', '-'],
+    stringify(object, { version: '1.1' }),
+  );
 
 async function applyCase(fuzzCase: FuzzCase, violations: string[], seed: number): Promise<Applied> {
   let config: string | undefined;

@@ -34,8 +34,13 @@ function rows(results: CaseResult[], rowOf: (r: CaseResult) => string | undefine
  * (min / median / max).
  */
 export function outcomeTable(seed: number, results: CaseResult[]): string {
+  const count = (kind: (o: Outcome) => boolean) => results.filter((r) => kind(r.outcome)).length;
+  const failedAs = (type: string) => (o: Outcome) => o.kind === 'failed' && o.type === type;
   const lines = [
     `fuzz outcome table (seed ${seed}, ${results.length} HelmCharts, ${results.filter((r) => r.config).length} HelmChartConfigs)`,
+    `refused by the apiserver ${count((o) => o.kind === 'refused')}, Installed ${count((o) => o.kind === 'installed')}, ` +
+      `Failed=True ${count(failedAs('Failed'))}, Installed=False/InstallAttemptFailed ${count(failedAs('Installed'))}, ` +
+      `silent ${count((o) => o.kind === 'silent')}`,
     `${'outcome'.padEnd(58)} ${'count'.padStart(5)}  first condition s (min/med/max)  outcome s (med/max)`,
   ];
   for (const [row, group] of rows(results, (r) => outcomeRow(r.outcome))) {

@@ -28,6 +28,9 @@ const setKeys: readonly (readonly [Verdict, string])[] = [
   ['odd', 'ключ'],
   ['odd', 'trailing.'],
   ['odd', '[0]'],
+  ['odd', 'a\\,b'],
+  ['odd', 'a['],
+  ['odd', 'a]'],
   ['odd', 'x'.repeat(300)],
 ];
 
@@ -87,6 +90,13 @@ export function setChoice(r: Prng, _ctx: FieldContext, validOnly = false): Choic
   if (r.chance(validOnly ? 0.6 : 0.1)) return { value: undefined, verdict: 'valid', trait: 'set=absent' };
   if (!validOnly && r.chance(0.1))
     return { value: { fail: RENDER_FAILURE }, verdict: 'odd', trait: 'set=render-failure' };
+  if (r.chance(0.05)) {
+    // Many keys at once: each is one --set or --set-string the Job must carry without its args growing past limits.
+    const many = Object.fromEntries(
+      Array.from({ length: 300 }, (_, i) => [`many.k${String(i)}`, i % 2 === 0 ? i : `v${String(i)}`]),
+    );
+    return { value: many, verdict: 'valid', trait: 'set=300-keys' };
+  }
   return setMap(r, validOnly);
 }
 
