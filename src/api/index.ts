@@ -11,3 +11,4 @@ export type { CelRule, OpenApiSchema, Schema, TypeOf } from './schema.js';
 export * from './types.js';
 export * from './validate.js';
 export * from './finalizer.js';
+export * from './preflight.js';

@@ -46,13 +46,25 @@ export function jobImage(chart: HelmChart, options: ResolvedOptions): string {
   return own === '' ? options.jobImage : own;
 }
 
-/** The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. */
+/** The container that runs the install, the uninstall, and the one `kubectl logs` reads by default. */
+export const HELM_CONTAINER = 'helm';
+
+/** The install Job's init container that fetches and renders the chart before anything is applied. */
+export const PREFLIGHT_CONTAINER = 'preflight';
+
+/**
+ * The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. With `preflight`,
+ * an init container first runs `helm <preflight>` with the same image, volumes and identity; when it fails the
+ * pod fails before the install starts. Its termination message is the tail of its log (FallbackToLogsOnError), so
+ * helm's error reaches the pod's status on any kubelet.
+ */
 export function helmPodSpec(
   chart: HelmChart,
   settings: Settings,
   options: ResolvedOptions,
   args: string[],
   volumes: readonly JobVolume[],
+  preflight?: string[],
 ): V1PodSpec {
   const all = [...volumes, ...stateVolumes()];
   const mounts: V1VolumeMount[] = all.map(({ volume, dir, readOnly }) => ({
@@ -60,17 +72,18 @@ export function helmPodSpec(
     mountPath: `${WORKING_DIR}/${dir}`,
     ...(readOnly ? { readOnly: true } : {}),
   }));
-  const container: V1Container = {
-    name: 'helm',
+  const helm = (name: string, helmArgs: string[]): V1Container => ({
+    name,
     image: jobImage(chart, options),
     imagePullPolicy: 'IfNotPresent',
     command: ['helm'],
-    args,
+    args: helmArgs,
     workingDir: WORKING_DIR,
     env: [...helmEnv(settings), ...(settings.bootstrap ? bootstrapEnv(options.apiServerPort) : [])],
     securityContext: containerSecurityContext(chart.spec),
     volumeMounts: mounts,
-  };
+  });
+  const container = helm(HELM_CONTAINER, args);
   const pod: V1PodSpec = {
     serviceAccountName: serviceAccountName(chart.metadata.name),
     // helm talks to the apiserver with this token; the native node turns it into a kubeconfig.
@@ -80,6 +93,11 @@ export function helmPodSpec(
     restartPolicy: 'Never',
     priorityClassName: 'system-cluster-critical',
     securityContext: podSecurityContext(chart.spec),
+    ...(preflight === undefined
+      ? {}
+      : {
+          initContainers: [{ ...helm(PREFLIGHT_CONTAINER, preflight), terminationMessagePolicy: 'FallbackToLogsOnError' }],
+        }),
     containers: [container],
     volumes: all.map((v) => v.volume),
   };
