@@ -8,6 +8,7 @@ import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
+import { runsPreflight } from './preflight.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
 
@@ -150,7 +151,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       const outcome = outcomeOf(current);
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
-        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName);
+        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, runsPreflight(current));
       if (outcome !== undefined) {
         if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
         return outcome;
@@ -159,7 +160,8 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
         const backoffLimit = current.spec?.backoffLimit;
         const target = targetOf(deps, ref, current);
-        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit }, failedPods);
+        const preflight = runsPreflight(current);
+        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
         return { outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) };
       }
     }
