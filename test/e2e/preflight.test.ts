@@ -39,6 +39,15 @@ async function warnings(namespace: string, name: string, reason: string) {
   return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason && e.type === 'Warning');
 }
 
+/** The chart's Warning of that reason, waited for (it is written just after the condition). */
+async function warning(namespace: string, name: string, reason: string) {
+  return waitFor(
+    `a ${reason} Warning on HelmChart ${namespace}/${name}`,
+    async () => (await warnings(namespace, name, reason))[0],
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+}
+
 /** The install Job's pods: which ran helm upgrade at all (a pod failed in pre-flight never starts it). */
 async function helmContainerRan(namespace: string, name: string): Promise<boolean> {
   const pods = await clients().core.listNamespacedPod({ namespace, labelSelector: `job-name=helm-install-${name}` });
@@ -79,8 +88,8 @@ describe('pre-flight: the install Job fetches and renders the chart before anyth
     expect(conditionOf(chart, 'DryRunRendered')).toMatchObject({ status: 'Unknown', reason: 'SourceInaccessible' });
     // Not an install failure: the install never started.
     expect(conditionOf(chart, 'Installed')).toBeUndefined();
-    const [event] = await warnings(ns, 'nowhere', 'RepositoryUnreachable');
-    expect(event?.message).toContain('is not a valid chart repository or cannot be reached');
+    const event = await warning(ns, 'nowhere', 'RepositoryUnreachable');
+    expect(event.message).toContain('is not a valid chart repository or cannot be reached');
     expect(await warnings(ns, 'nowhere', 'HelmChartInstallAttemptFailed')).toHaveLength(0);
     expect(await helmContainerRan(ns, 'nowhere')).toBe(false);
   });
@@ -92,7 +101,7 @@ describe('pre-flight: the install Job fetches and renders the chart before anyth
     const { chart, seconds } = await conditionReason(ns, 'unreleased', 'SourceAccessible', 'VersionNotFound', since);
     report('VersionNotFound', seconds);
     expect(conditionOf(chart, 'SourceAccessible')?.message).toContain('chart "served" version "9.9.9" not found');
-    expect(await warnings(ns, 'unreleased', 'VersionNotFound')).toHaveLength(1);
+    expect((await warning(ns, 'unreleased', 'VersionNotFound')).message).toContain('9.9.9');
     expect(await helmContainerRan(ns, 'unreleased')).toBe(false);
   });
 
@@ -118,8 +127,8 @@ describe('pre-flight: the install Job fetches and renders the chart before anyth
     expect(rendered?.message).toContain('widgets need a size');
     expect(rendered?.message).not.toContain('Use --debug');
     expect(conditionOf(chart, 'SourceAccessible')).toMatchObject({ status: 'True', reason: 'ChartFetched' });
-    const [event] = await warnings(ns, 'steady', 'RenderFailed');
-    expect(event?.message).toContain('widgets need a size');
+    const event = await warning(ns, 'steady', 'RenderFailed');
+    expect(event.message).toContain('widgets need a size');
     // Nothing applied: helm upgrade never ran, so the release keeps its one revision and its values.
     expect(await helmContainerRan(ns, 'steady')).toBe(false);
     expect(releaseRevisions(ns, 'steady')).toHaveLength(1);
