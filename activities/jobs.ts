@@ -9,6 +9,7 @@ import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
 import { runsPreflight } from './preflight.js';
+import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
 
@@ -140,6 +141,8 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
   const context = Context.current();
   await deps.jobs.start();
   let reads = 0;
+  // An install Job's chart CRDs are compared once, as soon as a pod has printed them (chart-crds.ts).
+  let crdsChecked = job.failedPodsReported === undefined;
   for (;;) {
     // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
     const current = await deps.jobs.get(ref.namespace, job.jobName, reads % 30 === 29);
@@ -148,6 +151,10 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       const fresh = await deps.jobs.get(ref.namespace, job.jobName, true);
       if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
     } else {
+      // Only while a pod runs: a Job backing off after failed pre-flights lists nothing.
+      if (!crdsChecked && (current.status?.active ?? 0) > 0) {
+        crdsChecked = !printsChartCrds(current) || (await checkChartCrds(deps, targetOf(deps, ref, current), current));
+      }
       const outcome = outcomeOf(current);
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)

@@ -83,3 +83,14 @@ export const DryRunRenderedCondition = {
   renderFailed: 'RenderFailed',
   notFetched: 'SourceInaccessible',
 } as const;
+
+/**
+ * `CRDsCurrent`: do the cluster's CRDs declare every version and schema field of the chart's `crds/`? helm installs
+ * `crds/` only when absent and never upgrades them, so a chart upgrade can leave them behind.
+ */
+export const CrdsCurrentCondition = {
+  type: 'CRDsCurrent',
+  current: 'CRDsCurrent',
+  stale: 'CRDsStale',
+  applied: 'CRDsApplied',
+} as const;

@@ -53,6 +53,19 @@ export function preflightArgs(
   return [...args, ...valuesArgs(files, set)];
 }
 
+/**
+ * `helm show crds` of the same chart and version: the chart's `crds/` as helm reads them, printed to the log (they
+ * are static chart files, never values), so the worker can compare them with the cluster's CRDs.
+ */
+export function chartCrdsArgs(source: ChartSource): string[] {
+  const args = ['show', 'crds', source.ref];
+  if (source.kind === 'repo') args.push('--repo', source.repo);
+  if ((source.kind === 'repo' || source.kind === 'oci') && source.version !== undefined) {
+    args.push('--version', source.version);
+  }
+  return args;
+}
+
 function valuesArgs(
   files: readonly ValuesFile[],
   set: Readonly<Record<string, number | string>> | undefined,

@@ -52,11 +52,20 @@ export const HELM_CONTAINER = 'helm';
 /** The install Job's init container that fetches and renders the chart before anything is applied. */
 export const PREFLIGHT_CONTAINER = 'preflight';
 
+/** The install Job's init container that prints the chart's `crds/` (static chart files, never values). */
+export const CRDS_CONTAINER = 'crds';
+
+/** An init container of a helm Job: a name and helm's arguments. */
+export interface InitStep {
+  name: string;
+  args: string[];
+}
+
 /**
- * The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. With `preflight`,
- * an init container first runs `helm <preflight>` with the same image, volumes and identity; when it fails the
- * pod fails before the install starts. Its termination message is the tail of its log (FallbackToLogsOnError), so
- * helm's error reaches the pod's status on any kubelet.
+ * The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. Each `init` step first
+ * runs `helm <its args>` in an init container with the same image, volumes and identity; when one fails the
+ * pod fails before the install starts. Their termination message is the tail of their log (FallbackToLogsOnError),
+ * so helm's error reaches the pod's status on any kubelet.
  */
 export function helmPodSpec(
   chart: HelmChart,
@@ -64,7 +73,7 @@ export function helmPodSpec(
   options: ResolvedOptions,
   args: string[],
   volumes: readonly JobVolume[],
-  preflight?: string[],
+  init: readonly InitStep[] = [],
 ): V1PodSpec {
   const all = [...volumes, ...stateVolumes()];
   const mounts: V1VolumeMount[] = all.map(({ volume, dir, readOnly }) => ({
@@ -93,10 +102,13 @@ export function helmPodSpec(
     restartPolicy: 'Never',
     priorityClassName: 'system-cluster-critical',
     securityContext: podSecurityContext(chart.spec),
-    ...(preflight === undefined
+    ...(init.length === 0
       ? {}
       : {
-          initContainers: [{ ...helm(PREFLIGHT_CONTAINER, preflight), terminationMessagePolicy: 'FallbackToLogsOnError' }],
+          initContainers: init.map((step) => ({
+            ...helm(step.name, step.args),
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+          })),
         }),
     containers: [container],
     volumes: all.map((v) => v.volume),

@@ -1,5 +1,5 @@
 import type { HelmChartSpec } from '../../src/api/index.js';
-import { buildDelete, buildInstall, PREFLIGHT_CONTAINER } from '../../src/build/index.js';
+import { buildDelete, buildInstall, CRDS_CONTAINER, PREFLIGHT_CONTAINER } from '../../src/build/index.js';
 import { helmChart, podinfoSpec, tinyChartContent } from './support/charts.js';
 
 function podOf(spec: HelmChartSpec) {
@@ -59,6 +59,21 @@ describe('the install Job runs pre-flight first', () => {
   it('renders a chartContent archive from its mounted file', () => {
     const args = podOf({ chartContent: tinyChartContent }).initContainers?.[0]?.args ?? [];
     expect(args.slice(0, 3)).toEqual(['template', 'podinfo', 'chart/chart.tgz']);
+  });
+
+  it("then prints the chart's crds/ with helm show crds of the same chart and version, before helm upgrade", () => {
+    const init = podOf(podinfoSpec).initContainers ?? [];
+    expect(init.map((c) => c.name)).toEqual([PREFLIGHT_CONTAINER, CRDS_CONTAINER]);
+    expect(init[1]?.args).toEqual([
+      'show',
+      'crds',
+      'podinfo',
+      '--repo',
+      'https://stefanprodan.github.io/podinfo',
+      '--version',
+      '6.7.1',
+    ]);
+    expect(podOf({ chartContent: tinyChartContent }).initContainers?.[1]?.args).toEqual(['show', 'crds', 'chart/chart.tgz']);
   });
 
   it('is not part of the uninstall Job', () => {
