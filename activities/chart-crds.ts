@@ -1,4 +1,4 @@
-import { PatchStrategy, type KubernetesObject, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import { PatchStrategy, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import {
   CrdsCurrentCondition,
   crdDrift,
@@ -29,11 +29,11 @@ const crdsPrinted = (pod: V1Pod) =>
 
 async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | undefined> {
   try {
-    return (await deps.objects.read({
+    return await deps.objects.read({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name },
-    })) as CrdLike;
+    });
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
@@ -53,7 +53,7 @@ async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<bool
 
 /** Server-side applies one of the chart's CRDs as helmflow; never deletes, never touches a CRD it was not given. */
 async function applyCrd(deps: ActivityDeps, crd: CrdLike): Promise<void> {
-  await deps.objects.patch(crd as KubernetesObject, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+  await deps.objects.patch(crd, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
 }
 
 /**
@@ -70,7 +70,11 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
   const jobUid = job.metadata?.uid ?? '';
   const pod = (await podsOfJob(deps, namespace, jobName, jobUid)).find(crdsPrinted);
   if (pod?.metadata?.name === undefined) return false;
-  const printed = await deps.core.readNamespacedPodLog({ name: pod.metadata.name, namespace, container: CRDS_CONTAINER });
+  const printed = await deps.core.readNamespacedPodLog({
+    name: pod.metadata.name,
+    namespace,
+    container: CRDS_CONTAINER,
+  });
   const chartCrds = parseChartCrds(printed);
   if (chartCrds.length === 0) return true;
   const chart = await readChart(deps, target);

@@ -19,7 +19,12 @@ const headline: Record<PreflightFailure['condition'], string> = {
 };
 
 function conditionsOf(failure: PreflightFailure, sentence: string): ConditionUpdate[] {
-  const failed: ConditionUpdate = { type: failure.condition, status: 'False', reason: failure.reason, message: sentence };
+  const failed: ConditionUpdate = {
+    type: failure.condition,
+    status: 'False',
+    reason: failure.reason,
+    message: sentence,
+  };
   if (failure.condition === DryRunRenderedCondition.type) {
     return [fetched('pre-flight fetched the chart'), failed];
   }

@@ -53,10 +53,15 @@ try {
       { timeoutMs: 120_000, intervalMs: 50 },
     );
     const ms = Math.round(performance.now() - applied);
-    const pods = await clients().core.listNamespacedPod({ namespace: ns, labelSelector: `job-name=helm-install-${name}` });
+    const pods = await clients().core.listNamespacedPod({
+      namespace: ns,
+      labelSelector: `job-name=helm-install-${name}`,
+    });
     const init = pods.items[0]?.status?.initContainerStatuses?.find((c) => c.name === 'preflight')?.state?.terminated;
     installs.push({ ms, preflight: seconds(init?.finishedAt) - seconds(init?.startedAt) });
-    console.log(`  ${name}: apply → Installed ${String(ms)} ms, pre-flight container ${String(installs.at(-1)?.preflight)} s`);
+    console.log(
+      `  ${name}: apply → Installed ${String(ms)} ms, pre-flight container ${String(installs.at(-1)?.preflight)} s`,
+    );
   }
 
   // The pre-flight command itself, as the init container runs it (admin credentials here), timed to the millisecond.
@@ -66,7 +71,16 @@ try {
     const started = performance.now();
     const run = spawnSync(
       toolPaths().helm,
-      ['template', 'bench', chart.path, '--namespace', 'bench', '--dry-run=server', '--output-dir', path.join(home, 'out')],
+      [
+        'template',
+        'bench',
+        chart.path,
+        '--namespace',
+        'bench',
+        '--dry-run=server',
+        '--output-dir',
+        path.join(home, 'out'),
+      ],
       {
         env: {
           ...process.env,
@@ -84,7 +98,9 @@ try {
 
   console.log(`${String(count)} chartContent installs, one at a time:`);
   console.log(`  median apply → Installed: ${String(median(installs.map((x) => x.ms)))} ms`);
-  console.log(`  median pre-flight container (status times, whole seconds): ${String(median(installs.map((x) => x.preflight)))} s`);
+  console.log(
+    `  median pre-flight container (status times, whole seconds): ${String(median(installs.map((x) => x.preflight)))} s`,
+  );
   console.log(`  median helm template --dry-run=server run directly: ${String(median(direct))} ms`);
 } finally {
   await Promise.all(roles.map((r) => r.stop()));

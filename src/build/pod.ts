@@ -81,8 +81,9 @@ export function helmPodSpec(
     mountPath: `${WORKING_DIR}/${dir}`,
     ...(readOnly ? { readOnly: true } : {}),
   }));
-  const helm = (name: string, helmArgs: string[]): V1Container => ({
+  const helm = (name: string, helmArgs: string[], init = false): V1Container => ({
     name,
+    ...(init ? { terminationMessagePolicy: 'FallbackToLogsOnError' } : {}),
     image: jobImage(chart, options),
     imagePullPolicy: 'IfNotPresent',
     command: ['helm'],
@@ -105,10 +106,7 @@ export function helmPodSpec(
     ...(init.length === 0
       ? {}
       : {
-          initContainers: init.map((step) => ({
-            ...helm(step.name, step.args),
-            terminationMessagePolicy: 'FallbackToLogsOnError',
-          })),
+          initContainers: init.map((step) => helm(step.name, step.args, true)),
         }),
     containers: [container],
     volumes: all.map((v) => v.volume),

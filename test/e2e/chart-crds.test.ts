@@ -14,7 +14,9 @@ function clusterFields(crd: string): string[] {
   const got = kubectl(['get', 'crd', crd, '-o', 'json']);
   if (got.status !== 0) throw new Error(got.stderr);
   const parsed = JSON.parse(got.stdout) as {
-    spec: { versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }[] };
+    spec: {
+      versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }[];
+    };
   };
   const v1 = parsed.spec.versions.find((v) => v.name === 'v1');
   return Object.keys(v1?.schema.openAPIV3Schema.properties.spec.properties ?? {}).sort();

@@ -119,7 +119,12 @@ describe('pre-flight: the install Job fetches and renders the chart before anyth
     expect(releaseRevisions(ns, 'steady')).toHaveLength(1);
 
     const since = Date.now();
-    apply(helmChart(ns, 'steady', { chartContent: served.chartContent, set: { greeting: 'second', fail: 'widgets need a size' } }));
+    apply(
+      helmChart(ns, 'steady', {
+        chartContent: served.chartContent,
+        set: { greeting: 'second', fail: 'widgets need a size' },
+      }),
+    );
     const { chart, seconds } = await conditionReason(ns, 'steady', 'DryRunRendered', 'RenderFailed', since);
     report('RenderFailed', seconds);
     const rendered = conditionOf(chart, 'DryRunRendered');

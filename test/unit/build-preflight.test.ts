@@ -9,7 +9,7 @@ function podOf(spec: HelmChartSpec) {
 }
 
 describe('the install Job runs pre-flight first', () => {
-  it("renders the same chart, version and values with helm template --dry-run=server, into files, changing nothing", () => {
+  it('renders the same chart, version and values with helm template --dry-run=server, into files, changing nothing', () => {
     const pod = podOf(podinfoSpec);
     const [preflight] = pod.initContainers ?? [];
     expect(preflight?.name).toBe(PREFLIGHT_CONTAINER);
@@ -73,7 +73,11 @@ describe('the install Job runs pre-flight first', () => {
       '--version',
       '6.7.1',
     ]);
-    expect(podOf({ chartContent: tinyChartContent }).initContainers?.[1]?.args).toEqual(['show', 'crds', 'chart/chart.tgz']);
+    expect(podOf({ chartContent: tinyChartContent }).initContainers?.[1]?.args).toEqual([
+      'show',
+      'crds',
+      'chart/chart.tgz',
+    ]);
   });
 
   it('is not part of the uninstall Job', () => {

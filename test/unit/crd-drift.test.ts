@@ -48,8 +48,18 @@ const cases: [string, CrdLike, CrdLike | undefined, string | undefined][] = [
     crd({ v1: { labels: { type: 'object', additionalProperties: props({ value: str }) } } }),
     'widgets.example.com: v1 lacks spec.labels{}.note',
   ],
-  ['fields the cluster has beyond the chart are no drift', crd({ v1: { size: str } }), crd({ v1: { size: str, extra: str } }), undefined],
-  ['a cluster version without a schema accepts anything', crd({ v1: { size: str } }), crd({ v1: undefined }), undefined],
+  [
+    'fields the cluster has beyond the chart are no drift',
+    crd({ v1: { size: str } }),
+    crd({ v1: { size: str, extra: str } }),
+    undefined,
+  ],
+  [
+    'a cluster version without a schema accepts anything',
+    crd({ v1: { size: str } }),
+    crd({ v1: undefined }),
+    undefined,
+  ],
   [
     'versions and fields together',
     crd({ v1: { size: str, color: str }, v2: { size: str } }),
@@ -66,7 +76,7 @@ describe('crdDrift', () => {
 });
 
 describe('parseChartCrds', () => {
-  it("reads the CRDs of helm show crds output, skipping comments, empty documents and other kinds", () => {
+  it('reads the CRDs of helm show crds output, skipping comments, empty documents and other kinds', () => {
     const text = [
       '---',
       'apiVersion: apiextensions.k8s.io/v1',

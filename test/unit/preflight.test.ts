@@ -111,7 +111,8 @@ describe('classifyPreflightFailure', () => {
 
 describe('helmError', () => {
   it("keeps helm's message from its last Error: line, after whatever came before", () => {
-    const output = 'wrote tmp/preflight/a.yaml\nWARNING: something\nError: template: x: boom\n  more detail\n\nUse --debug flag to render out invalid YAML\n';
+    const output =
+      'wrote tmp/preflight/a.yaml\nWARNING: something\nError: template: x: boom\n  more detail\n\nUse --debug flag to render out invalid YAML\n';
     expect(helmError(output)).toBe('template: x: boom\n  more detail');
   });
 
