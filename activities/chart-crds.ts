@@ -112,7 +112,7 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
       deps,
       target,
       { type: 'Normal', reason: CRDS_APPLIED_EVENT, message },
-      { jobUid, failedPods: 0 },
+      { jobUid, failedPods: 1 },
     );
     return true;
   }
@@ -126,7 +126,7 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
     deps,
     target,
     { type: 'Warning', reason: CRDS_STALE_EVENT, message },
-    { jobUid, failedPods: 0 },
+    { jobUid, failedPods: 1 },
   );
   return true;
 }

@@ -151,11 +151,12 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       const fresh = await deps.jobs.get(ref.namespace, job.jobName, true);
       if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
     } else {
-      // Only while a pod runs: a Job backing off after failed pre-flights lists nothing.
-      if (!crdsChecked && (current.status?.active ?? 0) > 0) {
+      const outcome = outcomeOf(current);
+      // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
+      // failed pre-flights lists nothing.
+      if (!crdsChecked && ((current.status?.active ?? 0) > 0 || outcome !== undefined)) {
         crdsChecked = !printsChartCrds(current) || (await checkChartCrds(deps, targetOf(deps, ref, current), current));
       }
-      const outcome = outcomeOf(current);
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
         await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, runsPreflight(current));
