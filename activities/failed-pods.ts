@@ -1,4 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
+import { PREFLIGHT_CONTAINER } from '../src/build/index.js';
 import type { ActivityDeps } from './deps.js';
 
 const tailLineCount = 20;
@@ -7,6 +8,16 @@ const tailLineCount = 20;
 export interface FailedPod {
   name: string;
   exitCode: number | undefined;
+  /** Set when the pod failed in pre-flight, so its install never started: the exit code and the log's tail. */
+  preflight?: { exitCode: number; message: string | undefined };
+}
+
+/** The pre-flight init container's end, when it failed. */
+export function failedPreflight(pod: V1Pod): FailedPod['preflight'] {
+  const status = pod.status?.initContainerStatuses?.find((c) => c.name === PREFLIGHT_CONTAINER);
+  const ended = status?.state?.terminated;
+  if (ended === undefined || ended.exitCode === 0) return undefined;
+  return { exitCode: ended.exitCode, message: ended.message };
 }
 
 const newestFirst = (a: V1Pod, b: V1Pod) =>
@@ -28,14 +39,26 @@ export async function newestFailedPod(
   const pods = await podsOfJob(deps, namespace, job.jobName, job.jobUid);
   const failed = pods.find((pod) => pod.status?.phase === 'Failed');
   if (failed?.metadata?.name === undefined) return undefined;
+  const preflight = failedPreflight(failed);
+  if (preflight !== undefined) return { name: failed.metadata.name, exitCode: preflight.exitCode, preflight };
   const terminated = failed.status?.containerStatuses?.find((c) => c.state?.terminated !== undefined);
   return { name: failed.metadata.name, exitCode: terminated?.state?.terminated?.exitCode };
 }
 
-/** The last lines a pod printed; a sentence saying why when they cannot be read. */
-export async function podLogTail(deps: ActivityDeps, namespace: string, podName: string): Promise<string> {
+/** The last lines a pod (or one of its containers) printed; a sentence saying why when they cannot be read. */
+export async function podLogTail(
+  deps: ActivityDeps,
+  namespace: string,
+  podName: string,
+  container?: string,
+): Promise<string> {
   try {
-    const log = await deps.core.readNamespacedPodLog({ name: podName, namespace, tailLines: tailLineCount });
+    const log = await deps.core.readNamespacedPodLog({
+      name: podName,
+      namespace,
+      tailLines: tailLineCount,
+      ...(container === undefined ? {} : { container }),
+    });
     return log.trim() === '' ? '(the pod printed nothing)' : log.trimEnd();
   } catch (err) {
     return `(log unavailable: ${(err as Error).message})`;
@@ -50,7 +73,9 @@ export async function jobLogTail(deps: ActivityDeps, namespace: string, jobName:
   try {
     const newest = (await podsOfJob(deps, namespace, jobName))[0];
     if (newest?.metadata?.name === undefined) return '(no pod left to read a log from)';
-    return await podLogTail(deps, namespace, newest.metadata.name);
+    // A pod that failed in pre-flight never started helm upgrade: pre-flight's log says why.
+    const container = failedPreflight(newest) === undefined ? undefined : PREFLIGHT_CONTAINER;
+    return await podLogTail(deps, namespace, newest.metadata.name, container);
   } catch (err) {
     return `(log unavailable: ${(err as Error).message})`;
   }

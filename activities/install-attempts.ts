@@ -2,6 +2,7 @@ import { InstalledCondition } from '../src/api/reasons.js';
 import type { ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
 import { newestFailedPod, podLogTail } from './failed-pods.js';
+import { preflightPassed, reportPreflightFailed } from './preflight.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, StatusUpdate } from './types.js';
 
@@ -23,11 +24,15 @@ function lastBytes(text: string, bytes: number): string {
 export async function reportFailedPods(
   deps: ActivityDeps,
   target: ChartTarget,
-  job: { jobName: string; jobUid: string; backoffLimit: number | undefined },
+  job: { jobName: string; jobUid: string; backoffLimit: number | undefined; preflight: boolean },
   failedPods: number,
 ): Promise<{ exitCode: number | undefined }> {
   const { namespace } = target.ref;
   const pod = await newestFailedPod(deps, namespace, job);
+  if (pod?.preflight !== undefined) {
+    await reportPreflightFailed(deps, target, job, failedPods, { ...pod, preflight: pod.preflight });
+    return { exitCode: pod.exitCode };
+  }
   const tail = pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name);
   const exit = pod?.exitCode === undefined ? 'no exit code' : `exit ${pod.exitCode}`;
   const limit = job.backoffLimit === undefined ? '' : ` of backOffLimit ${job.backoffLimit}`;
@@ -35,6 +40,8 @@ export async function reportFailedPods(
   const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}`;
   await setStatus(deps, target, {
     conditions: [
+      // The install ran, so this pod's pre-flight passed.
+      ...preflightPassed(job.jobName, job.preflight && pod !== undefined),
       {
         type: InstalledCondition.type,
         status: 'False',
@@ -58,18 +65,21 @@ export async function reportFailedPods(
 
 /**
  * The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods, with the
- * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one.
+ * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one, and
+ * pre-flight's conditions when the Job ran it.
  */
 export async function reportInstalled(
   deps: ActivityDeps,
   target: ChartTarget,
   jobName: string,
-  attempt?: StatusUpdate,
+  attempt: StatusUpdate | undefined,
+  preflight: boolean,
 ): Promise<void> {
   await setStatus(deps, target, {
     ...attempt,
     conditions: [
       ...(attempt?.conditions ?? []),
+      ...preflightPassed(jobName, preflight),
       {
         type: InstalledCondition.type,
         status: 'True',

@@ -8,6 +8,8 @@ import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
+import { runsPreflight } from './preflight.js';
+import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
 
@@ -139,6 +141,8 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
   const context = Context.current();
   await deps.jobs.start();
   let reads = 0;
+  // An install Job's chart CRDs are compared once, as soon as a pod has printed them (chart-crds.ts).
+  let crdsChecked = job.failedPodsReported === undefined;
   for (;;) {
     // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
     const current = await deps.jobs.get(ref.namespace, job.jobName, reads % 30 === 29);
@@ -148,9 +152,14 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
     } else {
       const outcome = outcomeOf(current);
+      // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
+      // failed pre-flights lists nothing.
+      if (!crdsChecked && ((current.status?.active ?? 0) > 0 || outcome !== undefined)) {
+        crdsChecked = !printsChartCrds(current) || (await checkChartCrds(deps, targetOf(deps, ref, current), current));
+      }
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
-        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, job.installed);
+        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, job.installed, runsPreflight(current));
       if (outcome !== undefined) {
         if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
         return outcome;
@@ -159,7 +168,8 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
         const backoffLimit = current.spec?.backoffLimit;
         const target = targetOf(deps, ref, current);
-        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit }, failedPods);
+        const preflight = runsPreflight(current);
+        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
         return { outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) };
       }
     }

@@ -12,3 +12,5 @@ export * from './types.js';
 export * from './validate.js';
 export * from './finalizer.js';
 export * from './k3s.js';
+export * from './preflight.js';
+export * from './crd-drift.js';

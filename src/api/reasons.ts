@@ -60,3 +60,37 @@ export const InstalledCondition = {
   attemptFailed: 'InstallAttemptFailed',
   succeeded: 'InstallSucceeded',
 } as const;
+
+/**
+ * Pre-flight's first question (the install Job's init container, see src/build/helm-args.ts): could helm fetch
+ * the chart? False with the reason helm's error names; True once a pre-flight got past fetching.
+ */
+export const SourceAccessibleCondition = {
+  type: 'SourceAccessible',
+  accessible: 'ChartFetched',
+  repositoryUnreachable: 'RepositoryUnreachable',
+  chartNotFound: 'ChartNotFound',
+  versionNotFound: 'VersionNotFound',
+} as const;
+
+/**
+ * Pre-flight's second question: did the chart render against the live cluster? False with `RenderFailed` and
+ * helm's message; Unknown when the chart could not even be fetched.
+ */
+export const DryRunRenderedCondition = {
+  type: 'DryRunRendered',
+  rendered: 'Rendered',
+  renderFailed: 'RenderFailed',
+  notFetched: 'SourceInaccessible',
+} as const;
+
+/**
+ * `CRDsCurrent`: do the cluster's CRDs declare every version and schema field of the chart's `crds/`? helm installs
+ * `crds/` only when absent and never upgrades them, so a chart upgrade can leave them behind.
+ */
+export const CrdsCurrentCondition = {
+  type: 'CRDsCurrent',
+  current: 'CRDsCurrent',
+  stale: 'CRDsStale',
+  applied: 'CRDsApplied',
+} as const;

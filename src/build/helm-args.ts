@@ -25,9 +25,52 @@ export function installArgs(
   if (settings.serverSide !== undefined) args.push(`--server-side=${settings.serverSide}`);
   // Forcing conflicts only means something with server-side apply; klipper-helm drops it for "false" too.
   if (settings.forceConflicts && settings.serverSide !== 'false') args.push('--force-conflicts');
-  for (const file of files) args.push('--values', file.path);
-  args.push(...setEntries(set).args);
+  return [...args, ...valuesArgs(files, set)];
+}
+
+/** Where pre-flight writes what it rendered, relative to the working directory: files, never the log. */
+export const PREFLIGHT_OUTPUT_DIR = 'tmp/preflight';
+
+/**
+ * Pre-flight: `helm template` of the same chart, version and values with `--dry-run=server`, so helm fetches the
+ * chart and renders it against the live cluster (its `.Capabilities`, `lookup`, and the ownership check of the
+ * objects it would create) and changes nothing. The rendered objects go to files under PREFLIGHT_OUTPUT_DIR, so
+ * values that end up in a manifest never reach the pod's log; only helm's error does.
+ */
+export function preflightArgs(
+  settings: Settings,
+  source: ChartSource,
+  files: readonly ValuesFile[],
+  set: Readonly<Record<string, number | string>> | undefined,
+): string[] {
+  const args = ['template', settings.release, source.ref, '--namespace', settings.targetNamespace];
+  if (source.kind === 'repo') args.push('--repo', source.repo);
+  if ((source.kind === 'repo' || source.kind === 'oci') && source.version !== undefined) {
+    args.push('--version', source.version);
+  }
+  args.push('--dry-run=server', '--output-dir', PREFLIGHT_OUTPUT_DIR);
+  if (settings.takeOwnership) args.push('--take-ownership');
+  return [...args, ...valuesArgs(files, set)];
+}
+
+/**
+ * `helm show crds` of the same chart and version: the chart's `crds/` as helm reads them, printed to the log (they
+ * are static chart files, never values), so the worker can compare them with the cluster's CRDs.
+ */
+export function chartCrdsArgs(source: ChartSource): string[] {
+  const args = ['show', 'crds', source.ref];
+  if (source.kind === 'repo') args.push('--repo', source.repo);
+  if ((source.kind === 'repo' || source.kind === 'oci') && source.version !== undefined) {
+    args.push('--version', source.version);
+  }
   return args;
+}
+
+function valuesArgs(
+  files: readonly ValuesFile[],
+  set: Readonly<Record<string, number | string>> | undefined,
+): string[] {
+  return [...files.flatMap((file) => ['--values', file.path]), ...setEntries(set).args];
 }
 
 /** `helm uninstall`; --ignore-not-found so deleting a chart that never installed succeeds. */

@@ -16,7 +16,7 @@ export { desiredDigest } from './digest.js';
 export * from './labels.js';
 export * from './names.js';
 export * from './options.js';
-export { WORKING_DIR } from './pod.js';
+export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from './pod.js';
 export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
 export { settingsOf, type Settings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';

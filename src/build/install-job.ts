@@ -1,11 +1,11 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart, HelmChartConfig } from '../api/index.js';
-import { installArgs } from './helm-args.js';
+import { chartCrdsArgs, installArgs, preflightArgs } from './helm-args.js';
 import { EGRESS_ANNOTATION, actionLabelKey, chartLabels, digestAnnotationKey } from './labels.js';
 import { chartContentConfigMapName, installJobName, valuesSecretName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
-import { helmPodSpec, type JobVolume } from './pod.js';
+import { CRDS_CONTAINER, PREFLIGHT_CONTAINER, helmPodSpec, type InitStep, type JobVolume } from './pod.js';
 import { settingsOf } from './settings.js';
 import { CHART_DIR, chartSource, fetchesChart } from './source.js';
 import { VALUES_DIR, type ValuesFile } from './values-files.js';
@@ -32,7 +32,8 @@ function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
 }
 
 /**
- * helm-install-<name>: `helm upgrade --install` with the values Secret (and the chart archive, for chartContent)
+ * helm-install-<name>: pre-flight (init containers: `helm template --dry-run=server`, see preflightArgs, then
+ * `helm show crds`, see chartCrdsArgs), then `helm upgrade --install`, with the values Secret (and the chart archive, for chartContent)
  * mounted. Retries under backoffLimit and is stopped after twice the timeout, so a broken chart cannot keep
  * spawning pods. Only a Job that fetches its chart carries the egress annotation.
  */
@@ -49,6 +50,10 @@ export function installJob(
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress: Record<string, string> = fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
   const args = installArgs(settings, source, files, chart.spec.set);
+  const init: InitStep[] = [
+    { name: PREFLIGHT_CONTAINER, args: preflightArgs(settings, source, files, chart.spec.set) },
+    { name: CRDS_CONTAINER, args: chartCrdsArgs(source) },
+  ];
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -65,7 +70,7 @@ export function installJob(
       template: {
         // The pod carries the egress annotation too: network policy acts on pods.
         metadata: { labels: { ...labels }, annotations: { ...egress } },
-        spec: helmPodSpec(chart, settings, options, args, installVolumes(chart, source.kind === 'content')),
+        spec: helmPodSpec(chart, settings, options, args, installVolumes(chart, source.kind === 'content'), init),
       },
     },
   };

@@ -42,3 +42,13 @@ export function chartLabels(chart: HelmChart, group: ApiGroup): Record<string, s
 export function chartSelector(chart: HelmChart, group: ApiGroup): string {
   return `${chartLabelKey(group)}=${chart.metadata.name},${uidLabelKey(group)}=${chart.metadata.uid}`;
 }
+
+/**
+ * `<group>/crds: apply` on a HelmChart: helmflow server-side applies the chart's `crds/` when they are behind (helm
+ * never upgrades them). Any other value, or none, only reports the difference. CRDs are never deleted.
+ */
+export function crdsAnnotationKey(group: ApiGroup): string {
+  return `${group}/crds`;
+}
+
+export const CRDS_APPLY = 'apply';

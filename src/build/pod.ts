@@ -46,13 +46,34 @@ export function jobImage(chart: HelmChart, options: ResolvedOptions): string {
   return own === '' ? options.jobImage : own;
 }
 
-/** The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. */
+/** The container that runs the install, the uninstall, and the one `kubectl logs` reads by default. */
+export const HELM_CONTAINER = 'helm';
+
+/** The install Job's init container that fetches and renders the chart before anything is applied. */
+export const PREFLIGHT_CONTAINER = 'preflight';
+
+/** The install Job's init container that prints the chart's `crds/` (static chart files, never values). */
+export const CRDS_CONTAINER = 'crds';
+
+/** An init container of a helm Job: a name and helm's arguments. */
+export interface InitStep {
+  name: string;
+  args: string[];
+}
+
+/**
+ * The pod of a helm Job: one container running `helm <args>`, as the chart's ServiceAccount. Each `init` step first
+ * runs `helm <its args>` in an init container with the same image, volumes and identity; when one fails the
+ * pod fails before the install starts. Their termination message is the tail of their log (FallbackToLogsOnError),
+ * so helm's error reaches the pod's status on any kubelet.
+ */
 export function helmPodSpec(
   chart: HelmChart,
   settings: Settings,
   options: ResolvedOptions,
   args: string[],
   volumes: readonly JobVolume[],
+  init: readonly InitStep[] = [],
 ): V1PodSpec {
   const all = [...volumes, ...stateVolumes()];
   const mounts: V1VolumeMount[] = all.map(({ volume, dir, readOnly }) => ({
@@ -60,17 +81,19 @@ export function helmPodSpec(
     mountPath: `${WORKING_DIR}/${dir}`,
     ...(readOnly ? { readOnly: true } : {}),
   }));
-  const container: V1Container = {
-    name: 'helm',
+  const helm = (name: string, helmArgs: string[], init = false): V1Container => ({
+    name,
+    ...(init ? { terminationMessagePolicy: 'FallbackToLogsOnError' } : {}),
     image: jobImage(chart, options),
     imagePullPolicy: 'IfNotPresent',
     command: ['helm'],
-    args,
+    args: helmArgs,
     workingDir: WORKING_DIR,
     env: [...helmEnv(settings), ...(settings.bootstrap ? bootstrapEnv(options.apiServerPort) : [])],
     securityContext: containerSecurityContext(chart.spec),
     volumeMounts: mounts,
-  };
+  });
+  const container = helm(HELM_CONTAINER, args);
   const pod: V1PodSpec = {
     serviceAccountName: serviceAccountName(chart.metadata.name),
     // helm talks to the apiserver with this token; the native node turns it into a kubeconfig.
@@ -80,6 +103,11 @@ export function helmPodSpec(
     restartPolicy: 'Never',
     priorityClassName: 'system-cluster-critical',
     securityContext: podSecurityContext(chart.spec),
+    ...(init.length === 0
+      ? {}
+      : {
+          initContainers: init.map((step) => helm(step.name, step.args, true)),
+        }),
     containers: [container],
     volumes: all.map((v) => v.volume),
   };

@@ -13,3 +13,9 @@ export function tailLines(text: string, n: number): string {
   const kept = lines.slice(-n).join('\n');
   return trailing === undefined ? kept : kept + '\n';
 }
+
+/** What a kubelet keeps of a log as a termination message under FallbackToLogsOnError: 80 lines, at most 2048 bytes. */
+export function fallbackTerminationMessage(log: string): string {
+  const tail = Buffer.from(tailLines(log, 80));
+  return tail.length <= 2048 ? tail.toString('utf8') : tail.subarray(-2048).toString('utf8');
+}

@@ -18,7 +18,7 @@ import { isNotFound } from '../kube/client.js';
 import { resolveBinary } from './binaries.js';
 import { containerEnv, expandEnvReferences } from './env.js';
 import { recordPodEvent } from './events.js';
-import { containerLogFile } from './logs.js';
+import { containerLogFile, fallbackTerminationMessage } from './logs.js';
 import type { NativeNodeOptions } from './options.js';
 import { exitCodeOf, type ContainerView, type PodView } from './pod-status.js';
 import { PodStatusWriter } from './pod-status-writer.js';
@@ -348,7 +348,7 @@ export class PodRuntime {
 
   private async exited(run: ContainerRun, exitCode: number, startedAt: string): Promise<void> {
     this.log.info({ container: run.spec.name, exitCode }, 'exited');
-    run.view.state = terminated(exitCode, startedAt);
+    run.view.state = terminated(exitCode, startedAt, undefined, this.terminationMessage(run, exitCode));
     if (this.stopping || this.phase === 'Failed') return;
     const policy = this.pod.spec?.restartPolicy ?? 'Always';
     const restart = policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
@@ -374,6 +374,17 @@ export class PodRuntime {
     }
     await this.pushStatus();
     if (this.phase === 'Succeeded' || this.phase === 'Failed') this.clearTimers();
+  }
+
+  /** As a kubelet does for FallbackToLogsOnError: a failed container's message is the tail of its log. */
+  private terminationMessage(run: ContainerRun, exitCode: number): string | undefined {
+    if (exitCode === 0 || run.spec.terminationMessagePolicy !== 'FallbackToLogsOnError') return undefined;
+    try {
+      const log = readFileSync(containerLogFile(this.dir, run.spec.name, run.view.restartCount), 'utf8');
+      return fallbackTerminationMessage(log);
+    } catch {
+      return undefined;
+    }
   }
 
   private async fail(reason: string, message: string): Promise<void> {

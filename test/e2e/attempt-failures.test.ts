@@ -9,8 +9,14 @@ import { clients, freshNamespace } from './support/kube.js';
 
 const helmflow = useHelmflow();
 
-/** A chart that never renders: helm exits 1 with "boom" on every try. */
-const broken = buildChart({ name: 'boom', templates: { 'boom.yaml': '{{ fail "boom" }}\n' } });
+/**
+ * A chart that renders (so pre-flight passes) but never installs: the apiserver refuses the name of its ConfigMap,
+ * and helm upgrade exits 1 naming "boom_" on every try.
+ */
+const broken = buildChart({
+  name: 'boom',
+  templates: { 'boom.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: boom_not_a_dns_name\n' },
+});
 
 const EVENT_REASON = 'HelmChartInstallAttemptFailed';
 
@@ -107,7 +113,7 @@ describe('a chart whose install Job keeps failing says so at each failed pod, no
       // ...and helm's output never reaches Temporal history.
       const history = textOf((await handle.fetchHistory()).events ?? []);
       expect(history).toContain('helm-install-boom: 1 failed pod, last exit 1');
-      expect(history).not.toContain('execution error');
+      expect(history).not.toContain('boom_not_a_dns_name');
       expect(history).not.toContain('Error: ');
     });
   });

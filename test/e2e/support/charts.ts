@@ -33,6 +33,8 @@ export interface TestChartOptions {
   values?: Record<string, unknown>;
   /** Adds `crds/` with a CRD, and a template creating an object of that kind. */
   crd?: boolean;
+  /** With `crd`: more string fields in the CRD's `spec` schema, each set to this value on the chart's object. */
+  widgetFields?: Record<string, string>;
   /** Extra files under `templates/`, file name → text. */
   templates?: Record<string, string>;
 }
@@ -81,7 +83,8 @@ function crdOf(name: string) {
   return { name: `widgets.${group}`, group, kind: 'Widget', plural: 'widgets' };
 }
 
-function crdManifest(crd: NonNullable<TestChart['crd']>): string {
+function crdManifest(crd: NonNullable<TestChart['crd']>, fields: Record<string, string>): string {
+  const extra = Object.fromEntries(Object.keys(fields).map((field) => [field, { type: 'string' }]));
   return stringify({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -98,7 +101,7 @@ function crdManifest(crd: NonNullable<TestChart['crd']>): string {
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              properties: { spec: { type: 'object', properties: { size: { type: 'string' } } } },
+              properties: { spec: { type: 'object', properties: { size: { type: 'string' }, ...extra } } },
             },
           },
         },
@@ -107,7 +110,8 @@ function crdManifest(crd: NonNullable<TestChart['crd']>): string {
   });
 }
 
-function widgetTemplate(crd: NonNullable<TestChart['crd']>): string {
+function widgetTemplate(crd: NonNullable<TestChart['crd']>, fields: Record<string, string>): string {
+  const extra = Object.entries(fields).map(([field, value]) => `  ${field}: ${JSON.stringify(value)}\n`);
   return `apiVersion: ${crd.group}/v1
 kind: ${crd.kind}
 metadata:
@@ -115,7 +119,7 @@ metadata:
   namespace: {{ .Release.Namespace }}
 spec:
   size: {{ .Values.widgetSize | default "small" | quote }}
-`;
+${extra.join('')}`;
 }
 
 /** Writes the chart's sources in a temporary directory and packages them with the pinned helm. */
@@ -135,8 +139,9 @@ export function buildChart(options: TestChartOptions = {}): TestChart {
   const crd = options.crd === true ? crdOf(name) : undefined;
   if (crd !== undefined) {
     mkdirSync(path.join(source, 'crds'));
-    writeFileSync(path.join(source, 'crds', `${crd.plural}.yaml`), crdManifest(crd));
-    writeFileSync(path.join(source, 'templates', 'widget.yaml'), widgetTemplate(crd));
+    const fields = options.widgetFields ?? {};
+    writeFileSync(path.join(source, 'crds', `${crd.plural}.yaml`), crdManifest(crd, fields));
+    writeFileSync(path.join(source, 'templates', 'widget.yaml'), widgetTemplate(crd, fields));
   }
   for (const [file, text] of Object.entries(options.templates ?? {})) {
     writeFileSync(path.join(source, 'templates', file), text);

@@ -1,0 +1,132 @@
+import { PatchStrategy, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import {
+  CrdsCurrentCondition,
+  crdDrift,
+  describeDrift,
+  parseChartCrds,
+  type CrdLike,
+  type HelmChart,
+} from '../src/api/index.js';
+import { CRDS_APPLY, CRDS_CONTAINER, crdsAnnotationKey, settingsOf } from '../src/build/index.js';
+import { isNotFound } from '../src/kube/client.js';
+import { readChart } from './charts.js';
+import { FIELD_MANAGER, type ActivityDeps } from './deps.js';
+import { recordRepeatedEvent } from './events.js';
+import { podsOfJob } from './failed-pods.js';
+import { setStatus } from './status.js';
+import type { ChartTarget } from './types.js';
+
+export const CRDS_STALE_EVENT = 'HelmChartCRDsStale';
+export const CRDS_APPLIED_EVENT = 'HelmChartCRDsApplied';
+
+/** Whether a Job prints its chart's CRDs at all (a Job made by an earlier helmflow does not). */
+export function printsChartCrds(job: V1Job): boolean {
+  return job.spec?.template.spec?.initContainers?.some((c) => c.name === CRDS_CONTAINER) === true;
+}
+
+const crdsPrinted = (pod: V1Pod) =>
+  pod.status?.initContainerStatuses?.find((c) => c.name === CRDS_CONTAINER)?.state?.terminated?.exitCode === 0;
+
+async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | undefined> {
+  try {
+    return await deps.objects.read({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name },
+    });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Whether helm has a record of the release (its storage driver's Secrets or ConfigMaps), so helm will upgrade it. */
+async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<boolean> {
+  const { release, targetNamespace, driver } = settingsOf(chart, undefined);
+  const query = { namespace: targetNamespace, labelSelector: `owner=helm,name=${release}`, limit: 1 };
+  const found =
+    driver === 'configmap'
+      ? await deps.core.listNamespacedConfigMap(query)
+      : await deps.core.listNamespacedSecret(query);
+  return found.items.length > 0;
+}
+
+/** Server-side applies one of the chart's CRDs as helmflow; never deletes, never touches a CRD it was not given. */
+async function applyCrd(deps: ActivityDeps, crd: CrdLike): Promise<void> {
+  await deps.objects.patch(crd, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
+}
+
+/**
+ * Once a pod of the install Job has printed its chart's `crds/` (the `crds` init container, right before
+ * `helm upgrade`), compares them with the cluster's CRDs, which helm installs only when absent and never upgrades.
+ * Each CRD the cluster has behind (a version or a schema field missing, or the CRD absent) is named in
+ * `CRDsCurrent=False/CRDsStale` and a `HelmChartCRDsStale` Warning; with the annotation `<group>/crds: apply` the
+ * chart's CRDs are server-side applied instead (`CRDsApplied`, a Normal Event). CRDs are never deleted. Returns
+ * false while no pod has printed them yet. The CRDs go from the pod's log to Kubernetes, never through Temporal.
+ */
+export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, job: V1Job): Promise<boolean> {
+  const { namespace } = target.ref;
+  const jobName = job.metadata?.name ?? '';
+  const jobUid = job.metadata?.uid ?? '';
+  const pod = (await podsOfJob(deps, namespace, jobName, jobUid)).find(crdsPrinted);
+  if (pod?.metadata?.name === undefined) return false;
+  const printed = await deps.core.readNamespacedPodLog({
+    name: pod.metadata.name,
+    namespace,
+    container: CRDS_CONTAINER,
+  });
+  const chartCrds = parseChartCrds(printed);
+  if (chartCrds.length === 0) return true;
+  const chart = await readChart(deps, target);
+  if (chart === undefined) return true;
+  const apply = chart.metadata.annotations?.[crdsAnnotationKey(target.ref.group)] === CRDS_APPLY;
+  // A first install creates the CRDs that are absent; only an upgrade leaves them so.
+  const upgrade = await releaseExists(deps, chart);
+  const drifts = [];
+  for (const crd of chartCrds) {
+    const drift = crdDrift(crd, await clusterCrd(deps, crd.metadata?.name ?? ''));
+    if (drift !== undefined && (apply || upgrade || !drift.missing)) drifts.push({ crd, drift });
+  }
+  const names = chartCrds.map((c) => c.metadata?.name ?? '').join(', ');
+  if (drifts.length === 0) {
+    await setStatus(deps, target, {
+      conditions: [
+        {
+          type: CrdsCurrentCondition.type,
+          status: 'True',
+          reason: CrdsCurrentCondition.current,
+          message: `nothing behind in the chart's crds/ (${names}): each is in the cluster with every version and field, or absent before a first install, which creates it`,
+        },
+      ],
+    });
+    return true;
+  }
+  const behind = drifts.map((d) => describeDrift(d.drift)).join('\n');
+  if (apply) {
+    for (const { crd } of drifts) await applyCrd(deps, crd);
+    const message = `${jobName}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`;
+    await setStatus(deps, target, {
+      conditions: [{ type: CrdsCurrentCondition.type, status: 'True', reason: CrdsCurrentCondition.applied, message }],
+    });
+    await recordRepeatedEvent(
+      deps,
+      target,
+      { type: 'Normal', reason: CRDS_APPLIED_EVENT, message },
+      { jobUid, failedPods: 1 },
+    );
+    return true;
+  }
+  const message =
+    `${jobName}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
+    `Apply them yourself, or annotate the HelmChart ${crdsAnnotationKey(target.ref.group)}=${CRDS_APPLY} to have helmflow apply them.`;
+  await setStatus(deps, target, {
+    conditions: [{ type: CrdsCurrentCondition.type, status: 'False', reason: CrdsCurrentCondition.stale, message }],
+  });
+  await recordRepeatedEvent(
+    deps,
+    target,
+    { type: 'Warning', reason: CRDS_STALE_EVENT, message },
+    { jobUid, failedPods: 1 },
+  );
+  return true;
+}

@@ -1,0 +1,96 @@
+import type { V1Job } from '@kubernetes/client-node';
+import {
+  DryRunRenderedCondition,
+  SourceAccessibleCondition,
+  classifyPreflightFailure,
+  type PreflightFailure,
+} from '../src/api/index.js';
+import { PREFLIGHT_CONTAINER } from '../src/build/index.js';
+import type { ActivityDeps } from './deps.js';
+import { recordRepeatedEvent } from './events.js';
+import { podLogTail, type FailedPod } from './failed-pods.js';
+import { setStatus } from './status.js';
+import type { ChartTarget, ConditionUpdate } from './types.js';
+
+/** What each failed pre-flight condition tells a user, before helm's own words. */
+const headline: Record<PreflightFailure['condition'], string> = {
+  [SourceAccessibleCondition.type]: 'could not fetch the chart',
+  [DryRunRenderedCondition.type]: 'fetched the chart but could not render it against the cluster',
+};
+
+function conditionsOf(failure: PreflightFailure, sentence: string): ConditionUpdate[] {
+  const failed: ConditionUpdate = {
+    type: failure.condition,
+    status: 'False',
+    reason: failure.reason,
+    message: sentence,
+  };
+  if (failure.condition === DryRunRenderedCondition.type) {
+    return [fetched('pre-flight fetched the chart'), failed];
+  }
+  return [
+    failed,
+    {
+      type: DryRunRenderedCondition.type,
+      status: 'Unknown',
+      reason: DryRunRenderedCondition.notFetched,
+      message: 'not rendered: the chart could not be fetched',
+    },
+  ];
+}
+
+const fetched = (message: string): ConditionUpdate => ({
+  type: SourceAccessibleCondition.type,
+  status: 'True',
+  reason: SourceAccessibleCondition.accessible,
+  message,
+});
+
+/**
+ * A pod of the install Job failed in pre-flight, so nothing was applied: the condition helm's error points at
+ * (SourceAccessible or DryRunRendered) goes False with its reason and helm's message, and one Warning Event per
+ * reason counts the pods that failed so. helm's words come from the init container's termination message (the
+ * tail of its log on any kubelet), else from its log; they go to Kubernetes only, never to Temporal.
+ */
+export async function reportPreflightFailed(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  job: { jobName: string; jobUid: string },
+  failedPods: number,
+  pod: FailedPod & { preflight: NonNullable<FailedPod['preflight']> },
+): Promise<void> {
+  const { namespace } = target.ref;
+  const output = pod.preflight.message ?? (await podLogTail(deps, namespace, pod.name, PREFLIGHT_CONTAINER));
+  const failure = classifyPreflightFailure(output);
+  const where = `${job.jobName} pre-flight (pod ${pod.name}, exit ${pod.preflight.exitCode})`;
+  const sentence = `${where} ${headline[failure.condition]}; nothing was applied and the Job retries: ${failure.message}`;
+  await setStatus(deps, target, { conditions: conditionsOf(failure, sentence) });
+  await recordRepeatedEvent(
+    deps,
+    target,
+    { type: 'Warning', reason: failure.reason, message: sentence },
+    { jobUid: job.jobUid, failedPods },
+  );
+}
+
+/** Whether a Job runs pre-flight at all (a Job made by an earlier helmflow does not). */
+export function runsPreflight(job: V1Job): boolean {
+  return job.spec?.template.spec?.initContainers?.some((c) => c.name === PREFLIGHT_CONTAINER) === true;
+}
+
+/**
+ * The two conditions of a pre-flight that passed (the install ran after it), True, ending any earlier failure;
+ * written with the install's own. None for a Job without pre-flight.
+ */
+export function preflightPassed(jobName: string, ran: boolean): ConditionUpdate[] {
+  if (!ran) return [];
+  return [
+    fetched(`${jobName} pre-flight fetched the chart`),
+    {
+      type: DryRunRenderedCondition.type,
+      status: 'True',
+      reason: DryRunRenderedCondition.rendered,
+      message: `${jobName} pre-flight rendered the chart against the cluster`,
+    },
+  ];
+}

@@ -1,0 +1,109 @@
+// What pre-flight (the install Job's `helm template --dry-run=server` init container) adds to an install, on an
+// embedded stack of the bench's own. N chartContent HelmCharts are installed one at a time; for each it prints
+// kubectl apply → Installed, and, from the pod's status, how long pre-flight ran (whole seconds: the apiserver keeps
+// container times to the second). It then times the pre-flight command itself N times against the same stack
+// (milliseconds). Run the same file on a build without pre-flight to compare apply → Installed.
+// Run: npx tsx bench/preflight-cost.ts [--charts N]   (default 20; needs `npm run setup` and `npm run build`;
+//   HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { toolPaths } from '../src/config/pins.js';
+import { startStack, stopStack } from '../src/devstack/stack.js';
+import { waitFor } from '../src/devstack/wait.js';
+
+process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-preflight-stack');
+process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
+const { buildChart } = await import('../test/e2e/support/charts.js');
+const { helmflowSettings, startController, startWorker } = await import('../test/e2e/support/helmflow.js');
+const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
+const { clients, freshNamespace } = await import('../test/e2e/support/kube.js');
+const { installCrds } = await import('../test/e2e/support/crds.js');
+const { testLayout } = await import('../test/e2e/support/stack.js');
+
+const chartsFlag = process.argv.indexOf('--charts');
+const count = chartsFlag === -1 ? 20 : Number(process.argv[chartsFlag + 1]);
+const layout = testLayout();
+const log = pino({ level: 'warn' });
+const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const seconds = (t: Date | string | undefined) => (t === undefined ? NaN : new Date(t).getTime() / 1000);
+
+await stopStack(layout, log);
+rmSync(layout.stateDir, { recursive: true, force: true });
+await startStack(layout, log);
+await installCrds('helm.k3sm.io');
+const settings = helmflowSettings();
+const roles = [startController(settings), startWorker(settings)];
+try {
+  const installs: { ms: number; preflight: number }[] = [];
+  for (let i = 0; i < count; i++) {
+    const ns = await freshNamespace('bench-preflight');
+    const name = `chart${String(i)}`;
+    const applied = performance.now();
+    apply(helmChart(ns, name, { chartContent: chart.chartContent }));
+    await waitFor(
+      'Installed',
+      async () => {
+        const c = await readHelmChart(ns, name);
+        return c?.status?.phase === 'Installed' && c.status.observedGeneration === c.metadata.generation;
+      },
+      { timeoutMs: 120_000, intervalMs: 50 },
+    );
+    const ms = Math.round(performance.now() - applied);
+    const pods = await clients().core.listNamespacedPod({
+      namespace: ns,
+      labelSelector: `job-name=helm-install-${name}`,
+    });
+    const init = pods.items[0]?.status?.initContainerStatuses?.find((c) => c.name === 'preflight')?.state?.terminated;
+    installs.push({ ms, preflight: seconds(init?.finishedAt) - seconds(init?.startedAt) });
+    console.log(
+      `  ${name}: apply → Installed ${String(ms)} ms, pre-flight container ${String(installs.at(-1)?.preflight)} s`,
+    );
+  }
+
+  // The pre-flight command itself, as the init container runs it (admin credentials here), timed to the millisecond.
+  const home = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-helm-'));
+  const direct: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const run = spawnSync(
+      toolPaths().helm,
+      [
+        'template',
+        'bench',
+        chart.path,
+        '--namespace',
+        'bench',
+        '--dry-run=server',
+        '--output-dir',
+        path.join(home, 'out'),
+      ],
+      {
+        env: {
+          ...process.env,
+          KUBECONFIG: layout.adminKubeconfig,
+          HELM_CACHE_HOME: path.join(home, 'cache'),
+          HELM_CONFIG_HOME: path.join(home, 'config'),
+          HELM_DATA_HOME: path.join(home, 'data'),
+        },
+      },
+    );
+    if (run.status !== 0) throw new Error(`helm template failed: ${run.stderr.toString()}`);
+    direct.push(Math.round(performance.now() - started));
+  }
+  rmSync(home, { recursive: true, force: true });
+
+  console.log(`${String(count)} chartContent installs, one at a time:`);
+  console.log(`  median apply → Installed: ${String(median(installs.map((x) => x.ms)))} ms`);
+  console.log(
+    `  median pre-flight container (status times, whole seconds): ${String(median(installs.map((x) => x.preflight)))} s`,
+  );
+  console.log(`  median helm template --dry-run=server run directly: ${String(median(direct))} ms`);
+} finally {
+  await Promise.all(roles.map((r) => r.stop()));
+  await stopStack(layout, log);
+  rmSync(layout.stateDir, { recursive: true, force: true });
+}

@@ -1,0 +1,101 @@
+import type { HelmChart } from '../../src/api/index.js';
+import { waitFor } from '../../src/devstack/wait.js';
+import { buildChart } from './support/charts.js';
+import { useHelmflow } from './support/helmflow.js';
+import { apply, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
+
+useHelmflow();
+
+const crdsCurrent = (chart: HelmChart | undefined) => chart?.status?.conditions?.find((c) => c.type === 'CRDsCurrent');
+
+/** The `spec` fields the cluster's CRD declares for v1. */
+function clusterFields(crd: string): string[] {
+  const got = kubectl(['get', 'crd', crd, '-o', 'json']);
+  if (got.status !== 0) throw new Error(got.stderr);
+  const parsed = JSON.parse(got.stdout) as {
+    spec: {
+      versions: { name: string; schema: { openAPIV3Schema: { properties: { spec: { properties: object } } } } }[];
+    };
+  };
+  const v1 = parsed.spec.versions.find((v) => v.name === 'v1');
+  return Object.keys(v1?.schema.openAPIV3Schema.properties.spec.properties ?? {}).sort();
+}
+
+async function event(namespace: string, name: string, reason: string) {
+  return waitFor(
+    `a ${reason} Event on HelmChart ${namespace}/${name}`,
+    async () => {
+      const list = await clients().core.listNamespacedEvent({ namespace });
+      return list.items.find((e) => e.involvedObject.name === name && e.reason === reason);
+    },
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+}
+
+async function crdsCondition(namespace: string, name: string, reason: string) {
+  return waitFor(
+    `HelmChart ${namespace}/${name} to have CRDsCurrent with reason ${reason}`,
+    async () => {
+      const chart = await readHelmChart(namespace, name);
+      return crdsCurrent(chart)?.reason === reason ? chart : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+}
+
+describe("a chart's crds/ that helm upgrade leaves behind", () => {
+  it('is detected before the upgrade: CRDsCurrent=False/CRDsStale naming the CRD and field, and a Warning; the CRD is left alone', async () => {
+    const v1 = buildChart({ name: 'crdstale', version: '0.1.0', crd: true });
+    const v2 = buildChart({ name: 'crdstale', version: '0.2.0', crd: true, widgetFields: { color: 'blue' } });
+    const crd = v1.crd?.name ?? '';
+    const ns = await freshNamespace('crds-stale');
+    apply(helmChart(ns, 'stale', { chartContent: v1.chartContent }));
+    await chartInstalled(ns, 'stale');
+    // The first install created the CRD from crds/: nothing is behind.
+    expect(crdsCurrent(await readHelmChart(ns, 'stale'))).toMatchObject({ status: 'True', reason: 'CRDsCurrent' });
+    expect(clusterFields(crd)).toEqual(['size']);
+
+    const since = Date.now();
+    apply(helmChart(ns, 'stale', { chartContent: v2.chartContent }));
+    const chart = await crdsCondition(ns, 'stale', 'CRDsStale');
+    process.stderr.write(`crds: apply → CRDsStale: ${((Date.now() - since) / 1000).toFixed(1)} s\n`);
+    const condition = crdsCurrent(chart);
+    expect(condition?.status).toBe('False');
+    expect(condition?.message).toContain(`${crd}: v1 lacks spec.color`);
+    expect(condition?.message).toContain('helm.k3sm.io/crds=apply');
+    const warning = await event(ns, 'stale', 'HelmChartCRDsStale');
+    expect(warning.type).toBe('Warning');
+    expect(warning.message).toContain(`${crd}: v1 lacks spec.color`);
+    // Without the annotation helmflow changes no CRD (and helm never upgrades crds/).
+    expect(clusterFields(crd)).toEqual(['size']);
+  });
+
+  it('with helm.k3sm.io/crds: apply, the chart CRDs are server-side applied and the upgrade keeps the new field', async () => {
+    const v1 = buildChart({ name: 'crdapply', version: '0.1.0', crd: true });
+    const v2 = buildChart({ name: 'crdapply', version: '0.2.0', crd: true, widgetFields: { color: 'blue' } });
+    const crd = v1.crd ?? { name: '', group: '', plural: '', kind: '' };
+    const ns = await freshNamespace('crds-apply');
+    apply(helmChart(ns, 'applied', { chartContent: v1.chartContent }));
+    await chartInstalled(ns, 'applied');
+
+    apply(
+      helmChart(ns, 'applied', { chartContent: v2.chartContent }, { annotations: { 'helm.k3sm.io/crds': 'apply' } }),
+    );
+    const chart = await crdsCondition(ns, 'applied', 'CRDsApplied');
+    expect(crdsCurrent(chart)?.message).toContain(`${crd.name}: v1 lacks spec.color`);
+    expect((await event(ns, 'applied', 'HelmChartCRDsApplied')).type).toBe('Normal');
+    expect(clusterFields(crd.name)).toEqual(['color', 'size']);
+
+    // The upgrade lands with the field kept (not refused, not pruned).
+    await waitFor(
+      'the widget upgraded with spec.color',
+      async () => {
+        const got = kubectl(['get', `${crd.plural}.${crd.group}`, 'applied', '-n', ns, '-o', 'jsonpath={.spec.color}']);
+        const current = await readHelmChart(ns, 'applied');
+        return got.stdout === 'blue' && current?.status?.phase === 'Installed';
+      },
+      { timeoutMs: 120_000, intervalMs: 500 },
+    );
+  });
+});

@@ -1,0 +1,86 @@
+import type { HelmChartSpec } from '../../src/api/index.js';
+import { buildDelete, buildInstall, CRDS_CONTAINER, PREFLIGHT_CONTAINER } from '../../src/build/index.js';
+import { helmChart, podinfoSpec, tinyChartContent } from './support/charts.js';
+
+function podOf(spec: HelmChartSpec) {
+  const pod = buildInstall({ chart: helmChart(spec), secrets: {} }).job.spec?.template.spec;
+  if (pod === undefined) throw new Error('no pod template');
+  return pod;
+}
+
+describe('the install Job runs pre-flight first', () => {
+  it('renders the same chart, version and values with helm template --dry-run=server, into files, changing nothing', () => {
+    const pod = podOf(podinfoSpec);
+    const [preflight] = pod.initContainers ?? [];
+    expect(preflight?.name).toBe(PREFLIGHT_CONTAINER);
+    expect(preflight?.command).toEqual(['helm']);
+    expect(preflight?.args).toEqual([
+      'template',
+      'podinfo',
+      'podinfo',
+      '--namespace',
+      'apps',
+      '--repo',
+      'https://stefanprodan.github.io/podinfo',
+      '--version',
+      '6.7.1',
+      '--dry-run=server',
+      '--output-dir',
+      'tmp/preflight',
+      '--values',
+      'values/values-001-HelmChart-valuesContent.yaml',
+      '--set-file',
+      'ui.message=values/set-001',
+    ]);
+    // helm's error becomes the termination message on any kubelet.
+    expect(preflight?.terminationMessagePolicy).toBe('FallbackToLogsOnError');
+  });
+
+  it('runs as the install container does: same image, identity, environment and volumes', () => {
+    const pod = podOf({ ...podinfoSpec, jobImage: 'example.com/helm:own' });
+    const [preflight] = pod.initContainers ?? [];
+    const [helm] = pod.containers;
+    for (const key of ['image', 'workingDir', 'env', 'volumeMounts', 'securityContext'] as const) {
+      expect(preflight?.[key]).toEqual(helm?.[key]);
+    }
+    expect(preflight?.image).toBe('example.com/helm:own');
+  });
+
+  it('passes takeOwnership on (ownership is part of what the dry run checks) and nothing that only applying uses', () => {
+    const args = podOf({ ...podinfoSpec, takeOwnership: true, serverSide: 'true', forceConflicts: true, timeout: '2m' })
+      .initContainers?.[0]?.args;
+    expect(args).toContain('--take-ownership');
+    for (const flag of ['--install', '--wait', '--timeout', '--create-namespace', '--force-conflicts']) {
+      expect(args).not.toContain(flag);
+    }
+    expect(args?.some((a) => a.startsWith('--server-side'))).toBe(false);
+  });
+
+  it('renders a chartContent archive from its mounted file', () => {
+    const args = podOf({ chartContent: tinyChartContent }).initContainers?.[0]?.args ?? [];
+    expect(args.slice(0, 3)).toEqual(['template', 'podinfo', 'chart/chart.tgz']);
+  });
+
+  it("then prints the chart's crds/ with helm show crds of the same chart and version, before helm upgrade", () => {
+    const init = podOf(podinfoSpec).initContainers ?? [];
+    expect(init.map((c) => c.name)).toEqual([PREFLIGHT_CONTAINER, CRDS_CONTAINER]);
+    expect(init[1]?.args).toEqual([
+      'show',
+      'crds',
+      'podinfo',
+      '--repo',
+      'https://stefanprodan.github.io/podinfo',
+      '--version',
+      '6.7.1',
+    ]);
+    expect(podOf({ chartContent: tinyChartContent }).initContainers?.[1]?.args).toEqual([
+      'show',
+      'crds',
+      'chart/chart.tgz',
+    ]);
+  });
+
+  it('is not part of the uninstall Job', () => {
+    expect(buildDelete(helmChart(podinfoSpec)).job.spec?.template.spec?.initContainers).toBeUndefined();
+  });
+});
