@@ -41,6 +41,7 @@ export async function setStatus(deps: ActivityDeps, target: ChartTarget, update:
       ...(update.phase === undefined ? {} : { phase: update.phase }),
       ...(update.digest === undefined ? {} : { digest: update.digest }),
       ...(update.observedGeneration === undefined ? {} : { observedGeneration: update.observedGeneration }),
+      ...(update.release === undefined ? {} : { release: update.release }),
       conditions: mergeConditions(chart.status?.conditions ?? [], update.conditions, new Date().toISOString()),
     };
     try {

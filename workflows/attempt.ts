@@ -8,6 +8,7 @@ import { installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
 import { awaitInstallJob } from './install-wait.js';
+import { recordReleaseAfterInstall } from './release.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 
 export type AttemptResult =
@@ -124,6 +125,7 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
         { type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${job.jobName} succeeded` },
       ],
     });
+    await recordReleaseAfterInstall(c);
     return { kind: 'succeeded', digest: job.digest };
   }
   const reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';

@@ -17,7 +17,7 @@ import { temporalClient } from './temporal.js';
 import { countChartsFrom } from '../observability/metrics.js';
 
 export interface ControllerHooks {
-  onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
+  onSignal?: (kind: 'desired' | 'delete' | 'retry' | 'releaseChanged') => void;
   onSignalError?: (err: unknown) => void;
   onWatchEvent?: (kind: string) => void;
   onLeading?: (leading: boolean) => void;

@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import {
@@ -9,10 +9,13 @@ import {
   type SecretData,
 } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
+import { settingsOf } from '../build/settings.js';
+import { latestReleaseLabels } from '../kube/helm-releases.js';
 import { secretText } from '../kube/secret-data.js';
 import type { ChartRef, DesiredState, Tuning } from '../../workflows/contract.js';
 import { decide } from './desired-state.js';
 import { addFinalizer } from './finalizer.js';
+import { releaseMoved } from './release-drift.js';
 import { chartInformers, type ChartInformers } from './informers.js';
 import { ChartSignals } from './signals.js';
 import { WorkQueue } from './work-queue.js';
@@ -33,7 +36,7 @@ export interface ChartControllerConfig {
   /** Every chart is signalled again this often, so nothing missed can stay missed. */
   resyncMs?: number;
   /** Hooks for metrics. */
-  onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
+  onSignal?: (kind: 'desired' | 'delete' | 'retry' | 'releaseChanged') => void;
   onSignalError?: (err: unknown) => void;
   onWatchEvent?: (kind: string) => void;
 }
@@ -50,11 +53,15 @@ export class ChartController {
   private readonly queue: WorkQueue;
   private readonly signals: ChartSignals;
   private readonly sent = new Map<string, string>();
+  /** When each chart's stored release was last compared with its status (once per resync period). */
+  private readonly releaseCheckedAt = new Map<string, number>();
+  private readonly core: CoreV1Api;
   private resync: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ChartControllerConfig) {
     this.informers = chartInformers(config.kubeConfig, config.group, config.log);
     this.signals = new ChartSignals(config.temporal, config.taskQueue, config.tuning);
+    this.core = config.kubeConfig.makeApiClient(CoreV1Api);
     this.queue = new WorkQueue((key) => this.reconcile(key), {
       concurrency: 8,
       baseDelayMs: 500,
@@ -77,6 +84,7 @@ export class ChartController {
     charts.on('delete', (chart) => {
       this.config.onWatchEvent?.('helmchart');
       this.sent.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
+      this.releaseCheckedAt.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
     });
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
@@ -160,7 +168,28 @@ export class ChartController {
         return;
       case 'desired':
         await this.sendDesired(key, ref, action.state, action.retryToken);
+        await this.checkRelease(key, ref, chart);
     }
+  }
+
+  /**
+   * Once per resync period, compares the chart's stored helm release (its newest record's labels: one list call)
+   * with status.release and signals the workflow to read it again only when they differ. Releases kept by the
+   * configmap driver are not compared: the controller may list Secrets, not ConfigMaps.
+   */
+  private async checkRelease(key: string, ref: ChartRef, chart: HelmChart): Promise<void> {
+    const now = Date.now();
+    const period = this.config.resyncMs ?? 300_000;
+    if (now - (this.releaseCheckedAt.get(key) ?? -Infinity) < period) return;
+    const { targetNamespace, release, driver } = settingsOf(chart, this.configOf(chart));
+    if (driver !== 'secret') return;
+    const stored = await latestReleaseLabels(this.core, targetNamespace, release);
+    if (releaseMoved(chart.status?.release, stored)) {
+      await this.signals.releaseChanged(ref);
+      this.config.onSignal?.('releaseChanged');
+      this.config.log.info({ chart: key, stored }, 'signalled release changed');
+    }
+    this.releaseCheckedAt.set(key, now);
   }
 
   private async sendDesired(key: string, ref: ChartRef, decided: DesiredState, retryToken: string | undefined) {

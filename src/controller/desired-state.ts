@@ -1,5 +1,6 @@
 import {
   RETRY_ANNOTATION,
+  SUSPEND_ANNOTATION,
   UNINSTALL_FINALIZER,
   UNMANAGED_ANNOTATION,
   type HelmChart,
@@ -24,6 +25,12 @@ export function isUnmanaged(chart: HelmChart): boolean {
   return value !== undefined && value !== 'false';
 }
 
+/** Suspended by `helmflow chart suspend` (or by hand): any value of the annotation but "false". */
+export function isSuspended(chart: HelmChart): boolean {
+  const value = chart.metadata.annotations?.[SUSPEND_ANNOTATION];
+  return value !== undefined && value !== 'false';
+}
+
 export function decide(
   chart: HelmChart,
   config: HelmChartConfig | undefined,
@@ -44,6 +51,7 @@ export function decide(
       generation: chart.metadata.generation ?? 0,
       digest: desiredDigest(chart, config, secrets, build),
       failurePolicy: settingsOf(chart, config).failurePolicy,
+      ...(isSuspended(chart) ? { suspended: true as const } : {}),
     },
     retryToken: chart.metadata.annotations?.[RETRY_ANNOTATION],
   };

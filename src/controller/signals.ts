@@ -4,6 +4,7 @@ import {
   chartWorkflowId,
   deleteSignal,
   desiredStateSignal,
+  releaseChangedSignal,
   retrySignal,
   type ChartRef,
   type DeleteRequest,
@@ -44,6 +45,14 @@ export class ChartSignals {
       ...this.options(ref),
       signal: deleteSignal,
       signalArgs: [request],
+    });
+  }
+
+  async releaseChanged(ref: ChartRef): Promise<void> {
+    await this.client.workflow.signalWithStart('helmChartWorkflow', {
+      ...this.options(ref),
+      signal: releaseChangedSignal,
+      signalArgs: [],
     });
   }
 

@@ -1,4 +1,4 @@
-import { UNINSTALL_FINALIZER, UNMANAGED_ANNOTATION, type HelmChart } from '../../src/api/index.js';
+import { SUSPEND_ANNOTATION, UNINSTALL_FINALIZER, UNMANAGED_ANNOTATION, type HelmChart } from '../../src/api/index.js';
 import { decide } from '../../src/controller/desired-state.js';
 
 const chart = (
@@ -37,5 +37,21 @@ describe('decide, for a chart being deleted', () => {
     expect(decide(chart({ [UNMANAGED_ANNOTATION]: 'true' }, false), undefined, {}, {})).toMatchObject({
       kind: 'ignore',
     });
+  });
+});
+
+describe('decide, for a suspended chart', () => {
+  it.each<[string, Record<string, string>, boolean]>([
+    ['no annotation', {}, false],
+    ['suspend "true"', { [SUSPEND_ANNOTATION]: 'true' }, true],
+    ['suspend with a reason as its value', { [SUSPEND_ANNOTATION]: 'maintenance until Monday' }, true],
+    ['suspend "false"', { [SUSPEND_ANNOTATION]: 'false' }, false],
+  ])('%s', (_what, annotations, suspended) => {
+    const action = decide(chart(annotations, false), undefined, {}, {});
+    expect(action.kind).toBe('desired');
+    if (action.kind !== 'desired') return;
+    // Only a suspended chart carries the flag, so the desired state of every other chart is what it was.
+    expect('suspended' in action.state).toBe(suspended);
+    if (suspended) expect(action.state.suspended).toBe(true);
   });
 });

@@ -35,7 +35,7 @@ describe('a chart that installs', () => {
         lastFailure: undefined,
       });
       // The install sequence: one validated read that creates identity, inputs and Job; JobCreated, wait, success.
-      expect(cluster.calls).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus']);
+      expect(cluster.calls).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus', 'recordRelease']);
       expect(cluster.statuses[0]?.conditions).toEqual([
         expect.objectContaining({ type: 'JobCreated', status: 'True' }),
       ]);
@@ -96,7 +96,13 @@ describe('a chart that installs', () => {
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       const events = await historyOf(handle);
-      expect(scheduledActivities(events)).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus']);
+      expect(scheduledActivities(events)).toEqual([
+        'prepareInstall',
+        'setStatus',
+        'awaitJob',
+        'setStatus',
+        'recordRelease',
+      ]);
       const wait = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'awaitJob');
       const attrs = wait?.activityTaskScheduledEventAttributes;
       // The fake's Job has activeDeadlineSeconds 600: the wait may last that plus two minutes, no longer.
