@@ -29,8 +29,10 @@ describe('the release as it is', () => {
       await waitForStatus(handle, 'phase Installed', (s) => s.phase === 'Installed');
       await untilIdle(handle);
       expect(cluster.calls).toEqual(['prepareInstall', 'setStatus', 'awaitJob', 'setStatus', 'recordRelease']);
-      expect(summaries(await historyOf(handle))).toContain(
-        `Read helm release ${chart.name} into the status of HelmChart kube-system/${chart.name}`,
+      expect(summaries(await historyOf(handle))).toContainEqual(
+        expect.stringContaining(
+          `Read helm release ${chart.name} into the status of HelmChart kube-system/${chart.name}`,
+        ),
       );
     });
   });

@@ -46,7 +46,7 @@ describe('a worker that stops while a chart waits on its Job', () => {
       expect(b.waits).toEqual([{ jobUid: 'install-1', activityAttempt: 2, ended: 'outcome', failedPodsReported: 0 }]);
       expect(b.installStarts).toEqual([]);
       expect(a.installStarts).toEqual([{ uid: 'uid-1', attempt: 1 }]);
-      expect(b.calls).toEqual(['awaitJob', 'setStatus']);
+      expect(b.calls).toEqual(['awaitJob', 'setStatus', 'recordRelease']);
     } finally {
       second.worker.shutdown();
       await second.running;
