@@ -8,6 +8,7 @@ import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
+import { unlockStuckRelease } from './unlock.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
 
@@ -44,7 +45,12 @@ export async function deleteJobAndWait(deps: ActivityDeps, namespace: string, na
  * Creates `desired` unless the same Job (same chart uid, digest and attempt) already exists — an activity retried
  * after a crash finds its own Job. Any other Job of that name is deleted first and waited for: never two at once.
  */
-async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string): Promise<V1Job> {
+async function replaceJob(
+  deps: ActivityDeps,
+  desired: V1Job,
+  chartUid: string,
+  beforeCreate: () => Promise<void> = async () => undefined,
+): Promise<V1Job> {
   const namespace = desired.metadata?.namespace ?? '';
   const name = desired.metadata?.name ?? '';
   const existing = await deps.jobs.get(namespace, name, true);
@@ -54,6 +60,7 @@ async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string):
     if (sameChart && mine(digestAnnotationKey(deps.group)) && mine(attemptAnnotationKey(deps))) return existing;
     await deleteJobAndWait(deps, namespace, name);
   }
+  await beforeCreate();
   try {
     return await deps.batch.createNamespacedJob({ namespace, body: desired });
   } catch (err) {
@@ -90,7 +97,8 @@ export async function createInstallJob(
 ): Promise<StartedJob> {
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: String(attempt) };
-  return started(deps, await replaceJob(deps, job, target.uid));
+  // No install Job of the chart runs now (replaceJob removed any): a release its helm left pending is unlocked.
+  return started(deps, await replaceJob(deps, job, target.uid, () => unlockStuckRelease(deps, target)));
 }
 
 export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {

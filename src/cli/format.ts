@@ -120,14 +120,23 @@ export function statusText(
     `  desired:      ${workflow?.desiredDigest ?? '-'}`,
     `  installed:    ${workflow?.installedDigest ?? '-'}`,
     `  last failure: ${workflow?.lastFailure?.reason ?? (chart === undefined ? '-' : (lastFailureOf(chart) ?? '-'))}`,
-    release === undefined
-      ? '  release:      none recorded'
-      : `  release:      ${release.name ?? ''} revision ${release.revision ?? '?'} ${release.status ?? ''}, chart ` +
-        `${release.chart ?? ''} ${release.chartVersion ?? ''}${release.appVersion ? ` (app ${release.appVersion})` : ''}` +
-        `, deployed ${release.lastDeployed ?? '?'}`,
+    `  release:      ${release === undefined ? 'none recorded' : releaseLine(release)}`,
     ...(release?.valuesHash === undefined ? [] : [`  values hash:  ${release.valuesHash}`]),
     `  Temporal UI:  ${ui}`,
   ];
   if (workflow === undefined) lines.splice(1, 0, '  (no workflow yet: the controller has not started one)');
   return lines.join('\n');
+}
+
+function releaseLine(release: NonNullable<NonNullable<HelmChart['status']>['release']>): string {
+  const chart = [release.chart, release.chartVersion].filter((p) => p !== undefined && p !== '').join(' ');
+  return [
+    release.name,
+    `revision ${release.revision ?? '?'}`,
+    `${release.status ?? 'unknown'},`,
+    `chart ${chart}${release.appVersion ? ` (app ${release.appVersion})` : ''},`,
+    `deployed ${release.lastDeployed ?? '?'}`,
+  ]
+    .filter((p) => p !== undefined && p !== '')
+    .join(' ');
 }

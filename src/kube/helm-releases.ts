@@ -3,8 +3,9 @@
  * "configmap"): list by label, decode the newest. Reading only: helmflow never writes a release record.
  */
 import type { CoreV1Api, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { releaseSelector, type ReleaseRecord } from '../release/record.js';
+import { markedFailed } from '../release/unlock.js';
 
 export type ReleaseDriver = 'secret' | 'configmap';
 
@@ -15,15 +16,21 @@ export function decodeRelease(encoded: string): ReleaseRecord {
   return JSON.parse((gzipped ? gunzipSync(bytes) : bytes).toString('utf8')) as ReleaseRecord;
 }
 
+/** As helm encodes a record: base64 of the gzipped JSON. */
+export function encodeRelease(record: ReleaseRecord): string {
+  return gzipSync(Buffer.from(JSON.stringify(record))).toString('base64');
+}
+
 interface Stored {
   version: number;
   status: string;
   encoded: () => string | undefined;
+  object: V1Secret | V1ConfigMap;
 }
 
 function storedOf(object: V1Secret | V1ConfigMap, encoded: () => string | undefined): Stored {
   const labels = object.metadata?.labels ?? {};
-  return { version: Number(labels.version ?? 0), status: labels.status ?? 'unknown', encoded };
+  return { version: Number(labels.version ?? 0), status: labels.status ?? 'unknown', encoded, object };
 }
 
 async function stored(core: CoreV1Api, namespace: string, release: string, driver: ReleaseDriver): Promise<Stored[]> {
@@ -74,4 +81,36 @@ export async function latestReleaseLabels(
 ): Promise<{ revision: number; status: string } | undefined> {
   const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
   return newest === undefined ? undefined : { revision: newest.version, status: newest.status };
+}
+
+/**
+ * Marks the newest revision failed, as helm leaves a release whose operation failed, in its stored record and its
+ * status label. The write carries the resourceVersion read, so a helm that wrote meanwhile wins (a conflict is
+ * thrown, and retried by the caller). Returns the status the revision had, or undefined when there is none.
+ */
+export async function markNewestFailed(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver,
+  why: string,
+): Promise<{ revision: number; was: string } | undefined> {
+  const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
+  const encoded = newest?.encoded();
+  if (newest === undefined || encoded === undefined) return undefined;
+  const record = encodeRelease(markedFailed(decodeRelease(encoded), why));
+  const metadata = { ...newest.object.metadata, labels: { ...newest.object.metadata?.labels, status: 'failed' } };
+  const name = metadata.name ?? '';
+  if (driver === 'configmap') {
+    const body: V1ConfigMap = { ...(newest.object as V1ConfigMap), metadata, data: { release: record } };
+    await core.replaceNamespacedConfigMap({ name, namespace, body });
+  } else {
+    const body: V1Secret = {
+      ...(newest.object as V1Secret),
+      metadata,
+      data: { release: Buffer.from(record).toString('base64') },
+    };
+    await core.replaceNamespacedSecret({ name, namespace, body });
+  }
+  return { revision: newest.version, was: newest.status };
 }

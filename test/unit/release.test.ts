@@ -1,5 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { decodeRelease } from '../../src/kube/helm-releases.js';
+import { decodeRelease, encodeRelease } from '../../src/kube/helm-releases.js';
+import { markedFailed, needsUnlock } from '../../src/release/unlock.js';
 import { checkRelease } from '../../src/release/assertions.js';
 import type { ReleaseRecord } from '../../src/release/record.js';
 import { sameRelease, summarize, type ReleaseSummary } from '../../src/release/summary.js';
@@ -116,5 +117,29 @@ describe('releaseMoved (the controller signals a re-read only on a change)', () 
     ['a release not yet recorded', undefined, { revision: 1, status: 'deployed' }, true],
   ])('%s', (_what, status, stored, moved) => {
     expect(releaseMoved(status, stored)).toBe(moved);
+  });
+});
+
+describe('unlocking a release a dead helm left pending', () => {
+  it.each<[string, string | undefined, boolean, boolean]>([
+    ['pending-upgrade, no Job', 'pending-upgrade', false, true],
+    ['pending-install, no Job', 'pending-install', false, true],
+    ['pending-rollback, no Job', 'pending-rollback', false, true],
+    ['pending-upgrade while a Job runs (its helm is alive)', 'pending-upgrade', true, false],
+    ['deployed', 'deployed', false, false],
+    ['failed', 'failed', false, false],
+    ['no release', undefined, false, false],
+  ])('%s → %s', (_what, status, jobRunning, unlock) => {
+    expect(needsUnlock(status, jobRunning)).toBe(unlock);
+  });
+
+  it('marks the record failed with a reason and keeps everything else, encoded as helm encodes it', () => {
+    const pending = { ...record, info: { ...record.info, status: 'pending-upgrade' } };
+    const marked = markedFailed(pending, 'unlocked by helmflow');
+    expect(marked).toEqual({
+      ...record,
+      info: { ...record.info, status: 'failed', description: 'unlocked by helmflow' },
+    });
+    expect(decodeRelease(encodeRelease(marked))).toEqual(marked);
   });
 });
