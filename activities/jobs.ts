@@ -49,7 +49,7 @@ async function replaceJob(
   deps: ActivityDeps,
   desired: V1Job,
   chartUid: string,
-  beforeCreate: () => Promise<void> = async () => undefined,
+  beforeCreate: () => Promise<void> = () => Promise.resolve(),
 ): Promise<V1Job> {
   const namespace = desired.metadata?.namespace ?? '';
   const name = desired.metadata?.name ?? '';

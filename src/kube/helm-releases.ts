@@ -99,17 +99,18 @@ export async function markNewestFailed(
   const encoded = newest?.encoded();
   if (newest === undefined || encoded === undefined) return undefined;
   const record = encodeRelease(markedFailed(decodeRelease(encoded), why));
-  const metadata = { ...newest.object.metadata, labels: { ...newest.object.metadata?.labels, status: 'failed' } };
-  const name = metadata.name ?? '';
+  // The object as read (its resourceVersion included) with the record and its status label replaced.
+  const object = newest.object;
+  object.metadata ??= {};
+  object.metadata.labels = { ...object.metadata.labels, status: 'failed' };
+  const name = object.metadata.name ?? '';
   if (driver === 'configmap') {
-    const body: V1ConfigMap = { ...(newest.object as V1ConfigMap), metadata, data: { release: record } };
+    const body = object as V1ConfigMap;
+    body.data = { release: record };
     await core.replaceNamespacedConfigMap({ name, namespace, body });
   } else {
-    const body: V1Secret = {
-      ...(newest.object as V1Secret),
-      metadata,
-      data: { release: Buffer.from(record).toString('base64') },
-    };
+    const body = object as V1Secret;
+    body.data = { release: Buffer.from(record).toString('base64') };
     await core.replaceNamespacedSecret({ name, namespace, body });
   }
   return { revision: newest.version, was: newest.status };
