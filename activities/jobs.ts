@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { V1Job } from '@kubernetes/client-node';
+import type { HelmChart } from '../src/api/index.js';
 import { buildDelete, buildInstall, digestAnnotationKey, uidLabelKey } from '../src/build/index.js';
 import { waitFor } from '../src/devstack/wait.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
@@ -85,20 +86,27 @@ export async function startInstallJob(
 ): Promise<StartedJob | undefined> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return undefined;
-  return createInstallJob(deps, target, buildInstall(input, { ...deps.build, group: deps.group }).job, attempt);
+  return createInstallJob(
+    deps,
+    target,
+    input.chart,
+    buildInstall(input, { ...deps.build, group: deps.group }).job,
+    attempt,
+  );
 }
 
 /** Creates this attempt's install Job as built from a read already validated (replacing any older one). */
 export async function createInstallJob(
   deps: ActivityDeps,
   target: ChartTarget,
+  chart: HelmChart,
   job: V1Job,
   attempt: number,
 ): Promise<StartedJob> {
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: String(attempt) };
   // No install Job of the chart runs now (replaceJob removed any): a release its helm left pending is unlocked.
-  return started(deps, await replaceJob(deps, job, target.uid, () => unlockStuckRelease(deps, target)));
+  return started(deps, await replaceJob(deps, job, target.uid, () => unlockStuckRelease(deps, target, chart)));
 }
 
 export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {

@@ -23,7 +23,7 @@ export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, at
   heartbeat('install inputs');
   await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
-  const job = await createInstallJob(deps, target, plan.objects.job, attempt);
+  const job = await createInstallJob(deps, target, input.chart, plan.objects.job, attempt);
   return { state: 'started', generation, job };
 }
 

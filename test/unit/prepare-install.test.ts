@@ -30,7 +30,11 @@ function fakeCluster(first: HelmChart, later: HelmChart) {
         return seen.chartReads === 1 ? first : later;
       },
     },
-    core: { readNamespacedSecret: async () => Promise.reject(notFound) },
+    core: {
+      readNamespacedSecret: async () => Promise.reject(notFound),
+      // No helm release stored yet: nothing to unlock.
+      listNamespacedSecret: async () => ({ items: [] }),
+    },
     objects: {
       patch: async (object: KubernetesObject) => {
         seen.applied.push(`${object.kind}/${object.metadata?.name}`);
