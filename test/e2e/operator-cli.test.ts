@@ -79,13 +79,14 @@ describe('the operator CLI against real charts', () => {
     expect(all.stdout).toMatch(new RegExp(`^${ns}\\s+good\\s+Installed`, 'mu'));
 
     const json = JSON.parse(helmflowCli(['get', '-n', ns, '-o', 'json']).stdout) as Record<string, unknown>[];
-    expect(json.find((r) => r.name === 'good')).toMatchObject({
+    const goodJson = json.find((r) => r.name === 'good');
+    expect(goodJson?.lastFailure).toBeUndefined();
+    expect(goodJson).toMatchObject({
       namespace: ns,
       phase: 'Installed',
       revision: 1,
       releaseStatus: 'deployed',
       chartVersion: '2.0.1',
-      lastFailure: undefined,
       temporalUi: uiLink(ns, 'good'),
     });
     const yaml = parse(helmflowCli(['get', '-n', ns, '-o', 'yaml']).stdout) as Record<string, unknown>[];
@@ -171,11 +172,9 @@ describe('the operator CLI against real charts', () => {
       (await eventReasons(ns, 'held')).includes('HelmChartRetry'),
     );
     const during = await chartWorkflowStatus(helmflow.settings, ns, 'held');
-    expect(during).toMatchObject({
-      phase: 'Suspended',
-      attempt: before.attempt,
-      installedDigest: before.installedDigest,
-    });
+    // The reconcile was accepted (a retry forgets the installed digest, so the install reruns once resumed) but
+    // ran nothing: the same attempt, the same release revision.
+    expect(during).toMatchObject({ phase: 'Suspended', attempt: before.attempt });
     expect(await revisionOf(ns, 'held')).toBe(1);
     expect((await readHelmChart(ns, 'held'))?.status?.phase).toBe('Suspended');
 
