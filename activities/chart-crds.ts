@@ -102,31 +102,25 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
     return true;
   }
   const behind = drifts.map((d) => describeDrift(d.drift)).join('\n');
-  if (apply) {
-    for (const { crd } of drifts) await applyCrd(deps, crd);
-    const message = `${jobName}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`;
-    await setStatus(deps, target, {
-      conditions: [{ type: CrdsCurrentCondition.type, status: 'True', reason: CrdsCurrentCondition.applied, message }],
-    });
-    await recordRepeatedEvent(
-      deps,
-      target,
-      { type: 'Normal', reason: CRDS_APPLIED_EVENT, message },
-      { jobUid, failedPods: 1 },
-    );
-    return true;
-  }
-  const message =
-    `${jobName}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
-    `Apply them yourself, or annotate the HelmChart ${crdsAnnotationKey(target.ref.group)}=${CRDS_APPLY} to have helmflow apply them.`;
-  await setStatus(deps, target, {
-    conditions: [{ type: CrdsCurrentCondition.type, status: 'False', reason: CrdsCurrentCondition.stale, message }],
-  });
-  await recordRepeatedEvent(
-    deps,
-    target,
-    { type: 'Warning', reason: CRDS_STALE_EVENT, message },
-    { jobUid, failedPods: 1 },
-  );
+  if (apply) for (const { crd } of drifts) await applyCrd(deps, crd);
+  // Applied: CRDsCurrent=True and a Normal Event; else CRDsCurrent=False/CRDsStale and a Warning, saying what to do.
+  const report = apply
+    ? {
+        status: 'True' as const,
+        reason: CrdsCurrentCondition.applied,
+        event: { type: 'Normal' as const, reason: CRDS_APPLIED_EVENT },
+        message: `${jobName}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`,
+      }
+    : {
+        status: 'False' as const,
+        reason: CrdsCurrentCondition.stale,
+        event: { type: 'Warning' as const, reason: CRDS_STALE_EVENT },
+        message:
+          `${jobName}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
+          `Apply them yourself, or annotate the HelmChart ${crdsAnnotationKey(target.ref.group)}=${CRDS_APPLY} to have helmflow apply them.`,
+      };
+  const { status, reason, event, message } = report;
+  await setStatus(deps, target, { conditions: [{ type: CrdsCurrentCondition.type, status, reason, message }] });
+  await recordRepeatedEvent(deps, target, { ...event, message }, { jobUid, failedPods: 1 });
   return true;
 }

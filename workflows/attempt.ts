@@ -55,6 +55,15 @@ async function reportFailed(
 
 /** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
 async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
+  c.creatingJob = true;
+  try {
+    return await prepareSteps(c, s, t);
+  } finally {
+    c.creatingJob = false;
+  }
+}
+
+async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
   const { ref, where } = c;
   // A lean run (patch lean-chart-history) always prepares in one step, and needs no second marker for it.
   if (c.lean || patched('one-prepare-step')) {

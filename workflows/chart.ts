@@ -95,6 +95,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         superseded.then(() => 'superseded' as const),
       ]);
       if (first !== 'superseded') return first.value;
+      // A Job being created is let be created first, so the next step (a delete's, or the next attempt's) finds
+      // it: a step cancelled mid-call goes on on its worker, and its helm install could outlive an uninstall.
+      // Asked only when it matters, so runs recorded before this replay, and a plain install pays no marker.
+      if (c.creatingJob && patched('job-create-ends-before-cancel')) await condition(() => !c.creatingJob);
       workScope.cancel();
       try {
         await running;

@@ -41,6 +41,11 @@ export interface ChartSteps {
    * Runs recorded before it replay the old shape.
    */
   lean: boolean;
+  /**
+   * True while a step that creates the install Job runs. A cancel then waits for it (see chart.ts): the step
+   * goes on on its worker after a cancel, and could create the Job after the next step looked for it to delete.
+   */
+  creatingJob: boolean;
   ref: ChartRef;
   /** namespace/name, for summaries. */
   where: string;
@@ -81,6 +86,7 @@ export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
   const where = `${ref.namespace}/${ref.name}`;
   return {
     lean,
+    creatingJob: false,
     ref,
     where,
     target: () => ({ ref, uid: s.uid ?? '' }),

@@ -129,9 +129,11 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
           });
         return;
       }
-      // Bound here by its own spec.nodeName: the same rule as for binding decides whether it runs.
+      // Bound here by its own spec.nodeName: the same rule as for binding decides whether it runs; a pod deleted
+      // while it was admitted (the cache says so) is not started: its helm would run with nobody to stop it.
       admitThen(pod, () => {
-        run(pod);
+        const now = informer.get(pod.metadata?.name ?? '', pod.metadata?.namespace);
+        if (now?.metadata?.uid === uid && now.metadata.deletionTimestamp === undefined) run(now);
       });
       return;
     }

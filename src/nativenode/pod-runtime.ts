@@ -299,6 +299,8 @@ export class PodRuntime {
       this.later(5_000, () => void this.launch(run));
       return;
     }
+    // The pod may have been deleted while its env was read: a process started now would outlive it.
+    if (this.isStopping()) return;
     const root = this.root(spec.name);
     const kubeconfig = path.join(root, '.kubeconfig');
     const base: Record<string, string> = {

@@ -116,7 +116,10 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     // The Job stays, and so do its logs.
     const job = await clients().batch.readNamespacedJob({ name: 'helm-install-broken', namespace: ns });
     expect(job.status?.failed).toBeGreaterThan(0);
-    expect(kubectl(['logs', '-n', ns, 'job/helm-install-broken']).stdout).toContain('broken on purpose');
+    // The render fails in pre-flight, the Job's init container: its log is among the Job's containers'.
+    expect(kubectl(['logs', '-n', ns, 'job/helm-install-broken', '--all-containers']).stdout).toContain(
+      'broken on purpose',
+    );
   });
 
   it('under failurePolicy reinstall deletes the failed Job and tries again, then converges once fixed', async () => {

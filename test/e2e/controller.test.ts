@@ -176,10 +176,12 @@ describe('the controller (real helm on the embedded stack)', () => {
     jobs.stop();
     const chartNow = await readHelmChart(ns, 'strict');
     expect(chartNow?.status?.conditions?.find((c) => c.type === 'Failed')?.status).toBe('True');
-    // abort leaves the failed Job and its logs in place.
+    // abort leaves the failed Job and its logs in place (the render fails in pre-flight, its init container).
     const job = await clients().batch.readNamespacedJob({ name: 'helm-install-strict', namespace: ns });
     expect(job.status?.failed).toBeGreaterThan(0);
-    expect(kubectl(['logs', '-n', ns, 'job/helm-install-strict']).stdout).toContain('the HelmChartConfig says abort');
+    expect(kubectl(['logs', '-n', ns, 'job/helm-install-strict', '--all-containers']).stdout).toContain(
+      'the HelmChartConfig says abort',
+    );
     expect(await events(ns, 'strict', 'HelmChartInstallFailed')).toHaveLength(1);
     expect(status.attempt).toBe(1);
   });

@@ -68,27 +68,23 @@ describe('an idle chart (issue 10)', () => {
     ns = await freshNamespace('idle');
     apply(helmChart(ns, 'idle', { chartContent: chart.chartContent }));
     await chartInstalled(ns, 'idle');
-    // Settled: one sweep after the install found nothing to do, so nothing of the install is still in flight.
-    await waitFor(
-      'a sweep that queued nothing',
+    // Settled: a sweep passed without the chart's history growing, so nothing of the install is still in flight.
+    // Measured on this chart only: the e2e stack is shared, and charts other test files left may be signalled.
+    const events = await waitFor(
+      'a sweep that left the chart history unchanged',
       async () => {
-        const before = await counter('helmflow_resync_queued_total');
-        const sweeps = await counter('helmflow_resync_sweeps_total');
-        await sweepsPast(sweeps, 1);
-        return (await counter('helmflow_resync_queued_total')) === before;
+        const before = await historyLength(ns, 'idle');
+        await sweepsPast(await counter('helmflow_resync_sweeps_total'), 1);
+        return (await historyLength(ns, 'idle')) === before ? before : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 0 },
     );
-    const events = await historyLength(ns, 'idle');
-    const signals = await counter('helmflow_signals_total', '{signal="desired"}');
-    const queued = await counter('helmflow_resync_queued_total');
     const resourceVersion = (await readHelmChart(ns, 'idle'))?.metadata.resourceVersion;
 
     await sweepsPast(await counter('helmflow_resync_sweeps_total'), 5);
 
+    // Any signal to the chart's workflow is a history event: an unchanged history means none was sent.
     expect(await historyLength(ns, 'idle')).toBe(events);
-    expect(await counter('helmflow_signals_total', '{signal="desired"}')).toBe(signals);
-    expect(await counter('helmflow_resync_queued_total')).toBe(queued);
     expect((await readHelmChart(ns, 'idle'))?.metadata.resourceVersion).toBe(resourceVersion);
   });
 

@@ -214,9 +214,16 @@ function asTemplateJob(job: V1Job): V1Job {
 
 const containerStatus = (pod: V1Pod | undefined) => pod?.status?.containerStatuses?.[0];
 
+/** Every container of a pod that ran, init containers (pre-flight renders first) before the helm container. */
+const containerStatuses = (pod: V1Pod) => [
+  ...(pod.status?.initContainerStatuses ?? []),
+  ...(pod.status?.containerStatuses ?? []),
+];
+
 /**
  * Waits for the Job to complete. The built Job restarts a failing helm in place (restartPolicy OnFailure, backoff
- * 1000), so the wait ends at once, with helm's output, when a run fails instead of waiting for the deadline.
+ * 1000), so the wait ends at once, with helm's output, when a run fails (in pre-flight's init container or in the
+ * helm container) instead of waiting for the deadline.
  */
 async function jobCompleted(ns: string, name: string): Promise<void> {
   await waitFor(
@@ -225,12 +232,14 @@ async function jobCompleted(ns: string, name: string): Promise<void> {
       const job = await clients().batch.readNamespacedJob({ name, namespace: ns });
       if (job.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True') === true) return true;
       for (const pod of await jobPods(ns, name)) {
-        const status = containerStatus(pod);
-        const failed = status?.lastState?.terminated ?? status?.state?.terminated;
-        if (failed !== undefined && failed.exitCode !== 0) {
-          const previous = status?.lastState?.terminated === undefined ? [] : ['--previous'];
-          const logs = kubectl(['logs', '-n', ns, pod.metadata?.name ?? '', ...previous]);
-          throw new WaitAborted(`helm exited ${failed.exitCode} in ${ns}/${name}:\n${logs.stdout}${logs.stderr}`);
+        for (const status of containerStatuses(pod)) {
+          const failed = status.lastState?.terminated ?? status.state?.terminated;
+          if (failed === undefined || failed.exitCode === 0) continue;
+          const previous = status.lastState?.terminated === undefined ? [] : ['--previous'];
+          const logs = kubectl(['logs', '-n', ns, pod.metadata?.name ?? '', '-c', status.name, ...previous]);
+          throw new WaitAborted(
+            `helm exited ${failed.exitCode} in ${ns}/${name} (${status.name}):\n${logs.stdout}${logs.stderr}`,
+          );
         }
       }
       return undefined;

@@ -46,8 +46,12 @@ describe('the Temporal UI, in a real browser', () => {
       await link.click();
     });
     await capture('history-shows-summaries', async () => {
-      // Summaries the chart workflow gives its activities (workflows/attempt.ts, workflows/summaries.ts).
-      await page.getByText(`Status of HelmChart ${ns}/${name}: Installed`).first().waitFor({ timeout: UI_DEADLINE_MS });
+      // Summaries the chart workflow gives its two install steps (workflows/attempt.ts, workflows/install-wait.ts):
+      // a lean run writes its status inside them, so there is no status step of its own to show.
+      await page
+        .getByText(`Wait for helm-install-${name}: helm upgrade --install ${name}`)
+        .first()
+        .waitFor({ timeout: UI_DEADLINE_MS });
       await page
         .getByText(`Validate HelmChart ${ns}/${name}, then create its ServiceAccount`)
         .first()

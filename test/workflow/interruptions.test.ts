@@ -4,10 +4,12 @@ import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
   ref,
+  scheduledActivities,
   startChart,
   uniqueName,
   until,
   untilIdle,
+  untilSignalHandled,
   waitForStatus,
   withWorker,
 } from './support/harness.js';
@@ -37,6 +39,35 @@ describe('a spec change while an install runs', () => {
       ]);
       expect(cluster.events).toEqual([]);
       expect(cluster.calls).not.toContain('recordInstallFailure');
+    });
+  });
+
+  it('starts the next attempt only once the superseded one has finished creating its Job', async () => {
+    const cluster = new FakeCluster();
+    const creating = new Deferred<void>();
+    let prepares = 0;
+    cluster.onPrepare = async () => {
+      prepares += 1;
+      if (prepares === 1) await creating.promise;
+    };
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('changed-mid-create'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
+      await until('attempt 1 creating its Job', () => prepares === 1);
+
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      try {
+        expect(scheduledActivities(await untilSignalHandled(handle))).toEqual(['prepareInstall']);
+      } finally {
+        creating.resolve();
+      }
+      await waitForStatus(handle, 'd2 installed', (s) => s.installedDigest === 'd2');
+      // Attempt 1's Job was created and never waited on; attempt 2 replaced it.
+      expect(cluster.installStarts).toEqual([
+        { uid: 'uid-1', attempt: 1 },
+        { uid: 'uid-1', attempt: 2 },
+      ]);
+      expect(cluster.calls).toEqual(['prepareInstall', 'prepareInstall', 'awaitJob']);
     });
   });
 
@@ -86,6 +117,41 @@ describe('a delete while an install runs', () => {
       expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
       expect(cluster.releasedUids).toEqual(['uid-1']);
       expect(cluster.events).toEqual([]);
+    });
+  });
+
+  it('waits for a Job being created to be there before it deletes it: no helm install outlives the uninstall', async () => {
+    const cluster = new FakeCluster();
+    const creating = new Deferred<void>();
+    cluster.onPrepare = async () => {
+      await creating.promise;
+      cluster.calls.push('(Job created)');
+    };
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('deleted-mid-create'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
+      await until('the install creating its Job', () => cluster.calls.includes('prepareInstall'));
+
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      try {
+        // The workflow has reacted to the delete, and scheduled nothing while the Job is still being created.
+        expect(scheduledActivities(await untilSignalHandled(handle))).toEqual(['prepareInstall']);
+        expect(cluster.calls).toEqual(['prepareInstall']);
+      } finally {
+        creating.resolve();
+      }
+      expect(await handle.result()).toBe('deleted');
+      expect(cluster.calls).toEqual([
+        'prepareInstall',
+        '(Job created)',
+        'deleteJob',
+        'startDeleteJob',
+        'setStatus',
+        'awaitJob',
+        'removeInstallObjects',
+        'releaseFinalizer',
+      ]);
+      expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
     });
   });
 

@@ -44,7 +44,11 @@ async function leftovers(namespace: string, group: string): Promise<{ leaked: st
       ...named('Secret', secrets.items),
       ...named('ConfigMap', configMaps.items),
     ],
-    releases: named('Secret', helmSecrets.items),
+    // With helm's status and the time it was written, so a release left says whether it outlived the uninstall.
+    releases: helmSecrets.items.map(
+      (i) =>
+        `Secret/${i.metadata?.name ?? '?'} (status ${i.metadata?.labels?.status ?? '?'}, written ${String(i.metadata?.creationTimestamp ?? '?')})`,
+    ),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { HelmChart, HelmChartCondition } from '../../../../src/api/index.js';
-import { InstalledCondition } from '../../../../src/api/reasons.js';
+import { DryRunRenderedCondition, InstalledCondition, SourceAccessibleCondition } from '../../../../src/api/reasons.js';
 
 /**
  * Where a generated chart ended:
@@ -17,7 +17,9 @@ export type Outcome =
 /**
  * The condition that says the chart failed: Failed=True with a reason (the Job failed, or the install was refused),
  * else Installed=False with reason InstallAttemptFailed: a pod of the install Job failed while the Job still
- * retries under backOffLimit, said at once by Kubernetes conventions, so it counts as said, not silent.
+ * retries under backOffLimit, said at once by Kubernetes conventions, so it counts as said, not silent; else
+ * pre-flight's SourceAccessible=False or DryRunRendered=False: the chart could not be fetched or rendered, said
+ * with helm's message before anything was applied.
  */
 export function failureCondition(chart: HelmChart): HelmChartCondition | undefined {
   const conditions = chart.status?.conditions ?? [];
@@ -27,6 +29,12 @@ export function failureCondition(chart: HelmChart): HelmChartCondition | undefin
     conditions.find(
       (c) =>
         c.type === InstalledCondition.type && c.status === 'False' && c.reason === InstalledCondition.attemptFailed,
+    ) ??
+    conditions.find(
+      (c) =>
+        (c.type === SourceAccessibleCondition.type || c.type === DryRunRenderedCondition.type) &&
+        c.status === 'False' &&
+        said(c),
     )
   );
 }

@@ -40,6 +40,7 @@ export function outcomeTable(seed: number, results: CaseResult[]): string {
     `fuzz outcome table (seed ${seed}, ${results.length} HelmCharts, ${results.filter((r) => r.config).length} HelmChartConfigs)`,
     `refused by the apiserver ${count((o) => o.kind === 'refused')}, Installed ${count((o) => o.kind === 'installed')}, ` +
       `Failed=True ${count(failedAs('Failed'))}, Installed=False/InstallAttemptFailed ${count(failedAs('Installed'))}, ` +
+      `pre-flight (SourceAccessible or DryRunRendered False) ${count(failedAs('SourceAccessible')) + count(failedAs('DryRunRendered'))}, ` +
       `silent ${count((o) => o.kind === 'silent')}`,
     `${'outcome'.padEnd(58)} ${'count'.padStart(5)}  first condition s (min/med/max)  outcome s (med/max)`,
   ];
