@@ -10,6 +10,7 @@ import { JobWatcher } from './job-watcher.js';
 import { classifyingErrors } from './kube-errors.js';
 import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
 import { prepareInstall } from './prepare.js';
+import { recordRelease } from './release.js';
 import { releaseFinalizer, setStatus } from './status.js';
 import type { ChartActivities, ChartTarget, Inspection } from './types.js';
 
@@ -55,6 +56,7 @@ export function createActivities(config: ActivitiesConfig): {
     recordUninstallFailure: (target, jobName, reason) => recordUninstallFailure(deps, target, jobName, reason),
     removeInstallObjects: (target) => removeInstallObjects(deps, target),
     releaseFinalizer: (target) => releaseFinalizer(deps, target),
+    recordRelease: (target) => recordRelease(deps, target),
   };
   return { activities: classifyingAll(activities), close: () => jobs.stop() };
 }

@@ -1,8 +1,10 @@
 import { InstalledCondition } from '../src/api/reasons.js';
+import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
 import { newestFailedPod, podLogTail } from './failed-pods.js';
 import { preflightPassed, reportPreflightFailed } from './preflight.js';
+import { releaseOf } from './release.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, StatusUpdate } from './types.js';
 
@@ -65,8 +67,9 @@ export async function reportFailedPods(
 
 /**
  * The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods, with the
- * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one, and
- * pre-flight's conditions when the Job ran it.
+ * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one,
+ * pre-flight's conditions when the Job ran it, and the release helm just stored (status.release) — read here,
+ * not by a workflow step of its own, so the success costs no history event more.
  */
 export async function reportInstalled(
   deps: ActivityDeps,
@@ -75,17 +78,26 @@ export async function reportInstalled(
   attempt: StatusUpdate | undefined,
   preflight: boolean,
 ): Promise<void> {
-  await setStatus(deps, target, {
-    ...attempt,
-    conditions: [
-      ...(attempt?.conditions ?? []),
-      ...preflightPassed(jobName, preflight),
-      {
-        type: InstalledCondition.type,
-        status: 'True',
-        reason: InstalledCondition.succeeded,
-        message: `${jobName} succeeded`,
-      },
-    ],
-  });
+  const chart = await readChart(deps, target);
+  if (chart === undefined) return;
+  const release = await releaseOf(deps, chart);
+  await setStatus(
+    deps,
+    target,
+    {
+      ...attempt,
+      release,
+      conditions: [
+        ...(attempt?.conditions ?? []),
+        ...preflightPassed(jobName, preflight),
+        {
+          type: InstalledCondition.type,
+          status: 'True',
+          reason: InstalledCondition.succeeded,
+          message: `${jobName} succeeded`,
+        },
+      ],
+    },
+    chart,
+  );
 }

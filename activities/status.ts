@@ -53,6 +53,7 @@ export async function setStatus(
       ...(update.phase === undefined ? {} : { phase: update.phase }),
       ...(update.digest === undefined ? {} : { digest: update.digest }),
       ...(update.observedGeneration === undefined ? {} : { observedGeneration: update.observedGeneration }),
+      ...(update.release === undefined ? {} : { release: update.release }),
       conditions: mergeConditions(chart.status?.conditions ?? [], update.conditions, new Date().toISOString()),
     };
     try {

@@ -2,6 +2,7 @@
  * What the chart workflow asks of its activities. Inputs and results carry names, uids, digests and reasons —
  * never values, Secret data or log text — because all of them are written to Temporal history.
  */
+import type { ReleaseSummary } from '../src/release/summary.js';
 import type { ChartRef } from '../workflows/contract.js';
 
 /** A HelmChart as one uid: a write meant for a deleted-and-recreated chart must not touch the new one. */
@@ -71,7 +72,12 @@ export interface StatusUpdate {
   /** The digest the status now describes (set on success). */
   digest?: string;
   observedGeneration?: number;
+  /** The helm release as read from the cluster (activities/release.ts); null: there is none any more. */
+  release?: ReleaseSummary | null;
 }
+
+/** What recordRelease saw: the newest revision's number and status (no values), or that there is none. */
+export type ReleaseObservation = { state: 'absent' } | { state: 'present'; revision: number; status: string };
 
 export interface ChartEvent {
   type: 'Normal' | 'Warning';
@@ -110,4 +116,6 @@ export interface ChartActivities {
   /** ServiceAccount, ClusterRoleBinding, values Secret and chart ConfigMap. */
   removeInstallObjects(target: ChartTarget): Promise<void>;
   releaseFinalizer(target: ChartTarget): Promise<void>;
+  /** Reads the chart's helm release from the cluster and writes it to status.release when it differs. */
+  recordRelease(target: ChartTarget): Promise<ReleaseObservation>;
 }

@@ -20,6 +20,7 @@ import {
   defaultTuning,
   deleteSignal,
   desiredStateSignal,
+  releaseChangedSignal,
   retrySignal,
   statusQuery,
   type ChartRef,
@@ -32,11 +33,14 @@ import {
   isStaleDesired,
   statusOf,
   supersedes,
+  suspensionToReport,
   termAfter,
   wantsInstall,
   type ChartState,
 } from './state.js';
 import { act, chartSteps, waitingCall } from './steps.js';
+import { recordRelease } from './release.js';
+import { reportSuspension } from './suspend.js';
 import { uninstall } from './uninstall.js';
 
 export interface ChartWorkflowInput {
@@ -69,6 +73,9 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     s.retryRequest = request;
   });
   setHandler(statusQuery, () => statusOf(s));
+  setHandler(releaseChangedSignal, () => {
+    s.releaseStale = true;
+  });
 
   // Decided once, here: patched() may answer differently later in a run that replays into live execution.
   const c = chartSteps(s, patched('lean-chart-history'));
@@ -108,7 +115,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   async function install(): Promise<void> {
     for (;;) {
       const desired = s.desired;
-      if (desired === undefined) return;
+      // A suspend that arrived during a backoff stops the loop; runs recorded before suspend never carry one.
+      if (desired === undefined || desired.suspended === true) return;
       s.attempt += 1;
       setPhase('Installing');
       const result = await interruptible(desired.digest, () => attempt(c, s));
@@ -222,7 +230,12 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       // Also woken by Temporal's suggestion: signals alone (a controller resyncing) grow an idle run's history.
       await condition(
         () =>
-          s.deleteRequested || s.retryRequest !== undefined || wantsInstall(s) || workflowInfo().continueAsNewSuggested,
+          s.deleteRequested ||
+          s.retryRequest !== undefined ||
+          wantsInstall(s) ||
+          suspensionToReport(s) !== undefined ||
+          s.releaseStale === true ||
+          workflowInfo().continueAsNewSuggested,
       );
       if (s.deleteRequested) {
         await uninstall(c, s);
@@ -233,9 +246,15 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         }
         return 'deleted';
       }
+      const suspension = suspensionToReport(s);
+      if (suspension !== undefined) await reportSuspension(c, s, suspension);
       if (s.retryRequest !== undefined) await acceptRetry();
       else if (s.phase === 'Paused' && !s.paused) await unpausedBySpec();
       if (wantsInstall(s)) await install();
+      if (s.releaseStale === true) {
+        s.releaseStale = false;
+        await recordRelease(c);
+      }
       if (workflowInfo().continueAsNewSuggested) return await continueWith(s);
     }
   } catch (err) {

@@ -35,6 +35,8 @@ export interface DesiredState {
    * ignores a desired state sent under a lower term than one it already accepted. Absent without leader election.
    */
   term?: number;
+  /** The chart is annotated suspended: no install runs until this is gone. Absent when not suspended. */
+  suspended?: true;
 }
 
 export interface DeleteRequest {
@@ -53,7 +55,8 @@ export interface RetryRequest {
   token?: string;
 }
 
-export type Phase = 'Pending' | 'Installing' | 'Installed' | 'Failed' | 'Backoff' | 'Paused' | 'Deleting' | 'Deleted';
+export type Phase =
+  'Pending' | 'Installing' | 'Installed' | 'Failed' | 'Backoff' | 'Paused' | 'Suspended' | 'Deleting' | 'Deleted';
 
 /** The status query's answer. */
 export interface ChartStatus {
@@ -71,6 +74,8 @@ export const desiredStateSignal = defineSignal<[DesiredState]>('desiredState');
 export const deleteSignal = defineSignal<[DeleteRequest]>('delete');
 export const retrySignal = defineSignal<[RetryRequest]>('retry');
 export const statusQuery = defineQuery<ChartStatus>('status');
+/** The controller saw the stored helm release move away from what the chart's status says: read it again. */
+export const releaseChangedSignal = defineSignal('releaseChanged');
 
 export const chartNamespaceKey = defineSearchAttributeKey(searchAttributes.chartNamespace, SearchAttributeType.KEYWORD);
 export const chartNameKey = defineSearchAttributeKey(searchAttributes.chartName, SearchAttributeType.KEYWORD);
@@ -87,10 +92,10 @@ export function chartSearchAttributes(ref: ChartRef, phase: Phase): SearchAttrib
 
 /**
  * The phase a workflow started by a signal is in once that signal is handled: a desired state starts an
- * install at once, a delete an uninstall; a retry alone has nothing to install. The controller starts each
- * workflow with it, so the first upsert the workflow would make costs nothing.
+ * install at once, a delete an uninstall; a retry or a moved release alone has nothing to install. The controller
+ * starts each workflow with it, so the first upsert the workflow would make costs nothing.
  */
-export function phaseAtStart(signal: 'desired' | 'delete' | 'retry'): Phase {
+export function phaseAtStart(signal: 'desired' | 'delete' | 'retry' | 'releaseChanged'): Phase {
   if (signal === 'desired') return 'Installing';
   if (signal === 'delete') return 'Deleting';
   return 'Pending';

@@ -30,6 +30,10 @@ export interface ChartState {
   term?: number;
   /** The delete asked to leave the release installed (an unmanaged chart): no helm uninstall. */
   keepRelease?: boolean;
+  /** The controller saw the stored release differ from the chart's status: it is read again when idle. */
+  releaseStale?: boolean;
+  /** Whether the chart's status says it is suspended (so a change of the annotation is reported once). */
+  suspendReported?: boolean;
 }
 
 export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
@@ -55,7 +59,7 @@ export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
 /** Whether an install should run now. Pure: the workflow's main loop waits on it. */
 export function wantsInstall(s: ChartState): boolean {
   const d = s.desired;
-  if (d === undefined || s.paused || s.deleteRequested) return false;
+  if (d === undefined || s.paused || s.deleteRequested || d.suspended === true) return false;
   if (s.halted !== undefined) {
     const same = s.halted.until === 'generation' ? d.generation === s.halted.generation : d.digest === s.halted.digest;
     if (same) return false;
@@ -96,6 +100,25 @@ export function holdAfterFailure(policy: DesiredState['failurePolicy']): 'genera
   if (policy === 'abort') return 'generation';
   if (policy === 'retry') return 'digest';
   return 'backoff';
+}
+
+/**
+ * Whether the chart's suspension changed since its status last said so: suspended (the annotation) and not yet
+ * reported, or reported and no longer suspended. Pure: the main loop waits on it.
+ */
+export function suspensionToReport(
+  s: Pick<ChartState, 'desired' | 'suspendReported'>,
+): 'suspended' | 'resumed' | undefined {
+  const suspended = s.desired?.suspended === true;
+  if (suspended === (s.suspendReported === true)) return undefined;
+  return suspended ? 'suspended' : 'resumed';
+}
+
+/** The phase a chart shows once its suspension ends, before anything else runs. */
+export function phaseAfterResume(s: Pick<ChartState, 'paused' | 'lastFailure' | 'installedDigest'>): Phase {
+  if (s.paused) return 'Paused';
+  if (s.lastFailure !== undefined) return 'Failed';
+  return s.installedDigest === undefined ? 'Pending' : 'Installed';
 }
 
 export function statusOf(s: ChartState): ChartStatus {

@@ -39,7 +39,7 @@ export interface PrinterColumn {
 
 /**
  * `kubectl get helmcharts -A` must show the Job and whether the last run failed, so Job has priority 0 (k3s hides
- * it behind -o wide with priority 10).
+ * it behind -o wide with priority 10); the release's revision and status as read from the cluster stand beside it.
  */
 export const HELM_CHART_PRINTER_COLUMNS: PrinterColumn[] = [
   { name: 'Repo', type: 'string', jsonPath: '.spec.repo' },
@@ -49,6 +49,18 @@ export const HELM_CHART_PRINTER_COLUMNS: PrinterColumn[] = [
   { name: 'Bootstrap', type: 'boolean', jsonPath: '.spec.bootstrap' },
   { name: 'Failed', type: 'string', jsonPath: ".status.conditions[?(@.type=='Failed')].status" },
   { name: 'Job', type: 'string', jsonPath: '.status.jobName', priority: 0 },
+  {
+    name: 'Revision',
+    type: 'integer',
+    jsonPath: '.status.release.revision',
+    description: 'The helm release revision.',
+  },
+  {
+    name: 'Release',
+    type: 'string',
+    jsonPath: '.status.release.status',
+    description: 'deployed, failed, pending-*, …',
+  },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

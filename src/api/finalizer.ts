@@ -28,3 +28,15 @@ export function isUnmanaged(annotations: Readonly<Record<string, string>> | unde
   if (ours !== undefined && ours !== 'false') return true;
   return group === K3S_GROUP && annotations?.[K3S_UNMANAGED_ANNOTATION] !== undefined;
 }
+
+/**
+ * A HelmChart carrying this annotation (any value but "false") is suspended: no install runs for it, whatever
+ * changes, until the annotation is removed (`helmflow chart suspend|resume`). An attempt already running finishes.
+ */
+export const SUSPEND_ANNOTATION = 'helm.k3sm.io/suspend';
+
+/** Suspended by `helmflow chart suspend` (or by hand): any value of the annotation but "false". */
+export function isSuspended(annotations: Readonly<Record<string, string>> | undefined): boolean {
+  const value = annotations?.[SUSPEND_ANNOTATION];
+  return value !== undefined && value !== 'false';
+}

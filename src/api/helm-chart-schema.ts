@@ -196,12 +196,32 @@ export const helmChartConditionSchema = object(
   { required: ['type', 'status'] },
 );
 
+/** The helm release as read from its record in the cluster (never its values: only their hash). */
+export const helmReleaseStatusSchema = object(
+  {
+    name: string(),
+    namespace: string(),
+    revision: integer({ description: "The release's revision (helm's version)." }),
+    status: string({ description: 'deployed, failed, pending-install, pending-upgrade, pending-rollback, …' }),
+    chart: string({ description: 'The chart name recorded in the release.' }),
+    chartVersion: string(),
+    appVersion: string(),
+    lastDeployed: string({ format: 'date-time' }),
+    valuesHash: string({
+      description:
+        "sha256 of the release's computed values (chart defaults merged with the supplied values) as canonical JSON.",
+    }),
+  },
+  { description: 'The helm release read from the cluster after each install and when it changes.' },
+);
+
 export const helmChartStatusSchema = object({
   jobName: string({ description: 'The Job that installs (or deletes) the chart.' }),
   conditions: listMap(helmChartConditionSchema, ['type']),
   observedGeneration: integer({ description: 'The generation the status describes.' }),
   digest: string({ description: 'Digest of the desired state last applied.' }),
-  phase: string({ description: 'Pending, Installing, Installed, Failed, Backoff, Paused or Deleting.' }),
+  phase: string({ description: 'Pending, Installing, Installed, Failed, Backoff, Paused, Suspended or Deleting.' }),
+  release: helmReleaseStatusSchema,
 });
 
 export const helmChartConfigSpecSchema = object(

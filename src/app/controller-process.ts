@@ -17,7 +17,7 @@ import { temporalClient } from './temporal.js';
 import { countChartsFrom } from '../observability/metrics.js';
 
 export interface ControllerHooks {
-  onSignal?: (kind: 'desired' | 'delete' | 'retry') => void;
+  onSignal?: (kind: 'desired' | 'delete' | 'retry' | 'releaseChanged') => void;
   /** Each resync sweep that listed the chart workflows, with how many charts it queued. */
   onSweep?: (queued: number) => void;
   onSignalError?: (err: unknown) => void;

@@ -1,7 +1,8 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import {
+  isUnmanaged,
   valuesSecretNames,
   type ApiGroup,
   type HelmChart,
@@ -9,10 +10,13 @@ import {
   type SecretData,
 } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
+import { settingsOf } from '../build/settings.js';
+import { latestReleaseLabels } from '../kube/helm-releases.js';
 import { secretText } from '../kube/secret-data.js';
 import { chartWorkflowId, type ChartRef, type DesiredState, type Tuning } from '../../workflows/contract.js';
 import { decide } from './desired-state.js';
 import { addFinalizer } from './finalizer.js';
+import { releaseMoved } from './release-drift.js';
 import { chartInformers, type ChartInformers } from './informers.js';
 import { stillDelivered, type Delivered } from './delivered.js';
 import type { Urgency } from './pending-keys.js';
@@ -40,7 +44,7 @@ export interface ChartControllerConfig {
   /** Resync signals are paced to one per this many ms (default 50: 1,000 charts in 50 s), changes never wait. */
   resyncIntervalMs?: number;
   /** Hooks for metrics. */
-  onSignal?: (kind: 'desired' | 'delete' | 'retry', urgency: Urgency) => void;
+  onSignal?: (kind: 'desired' | 'delete' | 'retry' | 'releaseChanged', urgency: Urgency) => void;
   onSignalError?: (err: unknown) => void;
   onSweep?: (queued: number) => void;
   onWatchEvent?: (kind: string) => void;
@@ -63,11 +67,15 @@ export class ChartController {
   private readonly signals: ChartSignals;
   private readonly delivered = new Map<string, Delivered>();
   private sweeping = false;
+  /** Charts whose stored release is compared with their status when next reconciled (first sight, or a sweep). */
+  private readonly releaseDue = new Set<string>();
+  private readonly core: CoreV1Api;
   private resync: NodeJS.Timeout | undefined;
 
   constructor(private readonly config: ChartControllerConfig) {
     this.informers = chartInformers(config.kubeConfig, config.group, config.log);
     this.signals = new ChartSignals(config.temporal, config.taskQueue, config.tuning);
+    this.core = config.kubeConfig.makeApiClient(CoreV1Api);
     this.queue = new WorkQueue((key, urgency) => this.reconcile(key, urgency), {
       concurrency: 8,
       baseDelayMs: 500,
@@ -90,11 +98,16 @@ export class ChartController {
       this.config.onWatchEvent?.('helmchart');
       this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name), urgency());
     };
-    charts.on('add', chartChanged);
+    charts.on('add', (chart) => {
+      // First sight (the initial list included): its stored release is compared once reconciled.
+      this.releaseDue.add(keyOf(chart.metadata.namespace, chart.metadata.name));
+      chartChanged(chart);
+    });
     charts.on('update', chartChanged);
     charts.on('delete', (chart) => {
       this.config.onWatchEvent?.('helmchart');
       this.delivered.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
+      this.releaseDue.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
     });
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
@@ -142,8 +155,13 @@ export class ChartController {
         };
         const key = keyOf(ref.namespace, ref.name);
         const delivered = this.delivered.get(key);
-        if (stillDelivered(delivered, running.get(chartWorkflowId(ref)), listedAt, VISIBILITY_LAG_MS)) continue;
+        if (stillDelivered(delivered, running.get(chartWorkflowId(ref)), listedAt, VISIBILITY_LAG_MS)) {
+          // An idle chart: no signal, unless its stored release moved (checked here, one Secret list call).
+          if (delivered?.fingerprint.startsWith('delete:') === false) await this.checkReleaseOf(key, ref, chart);
+          continue;
+        }
         this.delivered.delete(key);
+        this.releaseDue.add(key);
         this.queue.add(key, 'resync');
         queued += 1;
       }
@@ -233,6 +251,42 @@ export class ChartController {
       }
       case 'desired':
         await this.sendDesired(key, ref, action.state, action.retryToken, urgency);
+        if (!this.releaseDue.has(key)) return;
+        // Forgotten only once compared: a failed comparison is retried with the key.
+        await this.checkRelease(key, ref, chart, urgency);
+        this.releaseDue.delete(key);
+    }
+  }
+
+  /** A sweep's release check: a failure is logged and the sweep goes on to the next chart. */
+  private async checkReleaseOf(key: string, ref: ChartRef, chart: HelmChart): Promise<void> {
+    try {
+      await this.checkRelease(key, ref, chart, 'resync');
+    } catch (err) {
+      this.config.onSignalError?.(err);
+      this.config.log.warn({ chart: key, err: (err as Error).message }, 'could not compare the stored release');
+    }
+  }
+
+  /**
+   * Compares the chart's stored helm release (its newest record's labels: one list call) with status.release and
+   * signals the workflow to read it again only when they differ (release-drift.ts); done when the controller
+   * first sees a chart and on each resync sweep. Releases kept by the configmap driver are not compared: the
+   * controller may list Secrets, not ConfigMaps.
+   */
+  private async checkRelease(key: string, ref: ChartRef, chart: HelmChart, urgency: Urgency): Promise<void> {
+    if (isUnmanaged(chart.metadata.annotations, this.config.group)) return;
+    const { targetNamespace, release, driver } = settingsOf(chart, this.configOf(chart));
+    if (driver !== 'secret') return;
+    const stored = await latestReleaseLabels(this.core, targetNamespace, release);
+    if (!releaseMoved(chart.status?.release, stored, chart.status?.phase)) return;
+    const runId = await this.signals.releaseChanged(ref);
+    this.config.onSignal?.('releaseChanged', urgency);
+    this.config.log.info({ chart: key, stored }, 'signalled release changed');
+    // A run other than the one that took the last desired state (it had ended) lacks it: send it again.
+    if (this.delivered.get(key)?.runId !== runId) {
+      this.delivered.delete(key);
+      this.queue.add(key, 'resync');
     }
   }
 

@@ -2,6 +2,7 @@ import {
   DEFAULT_API_GROUP,
   RETRY_ANNOTATION,
   UNINSTALL_FINALIZER,
+  isSuspended,
   isUnmanaged,
   uninstallFinalizers,
   type HelmChart,
@@ -45,6 +46,7 @@ export function decide(
       generation: chart.metadata.generation ?? 0,
       digest: desiredDigest(chart, config, secrets, build),
       failurePolicy: settingsOf(chart, config).failurePolicy,
+      ...(isSuspended(chart.metadata.annotations) ? { suspended: true as const } : {}),
     },
     retryToken: chart.metadata.annotations?.[RETRY_ANNOTATION],
   };

@@ -6,6 +6,7 @@ import {
   phaseAtStart,
   deleteSignal,
   desiredStateSignal,
+  releaseChangedSignal,
   retrySignal,
   type ChartRef,
   type DeleteRequest,
@@ -26,7 +27,7 @@ export class ChartSignals {
   ) {}
 
   /** Options of a signalWithStart; the search attributes apply only when it starts the workflow. */
-  private options(ref: ChartRef, signal: 'desired' | 'delete' | 'retry') {
+  private options(ref: ChartRef, signal: Parameters<typeof phaseAtStart>[0]) {
     return {
       taskQueue: this.taskQueue,
       workflowId: chartWorkflowId(ref),
@@ -50,6 +51,16 @@ export class ChartSignals {
       ...this.options(ref, 'delete'),
       signal: deleteSignal,
       signalArgs: [request],
+    });
+    return signaledRunId;
+  }
+
+  /** The stored helm release moved away from the chart's status: the workflow reads it again. */
+  async releaseChanged(ref: ChartRef): Promise<string> {
+    const { signaledRunId } = await this.client.workflow.signalWithStart('helmChartWorkflow', {
+      ...this.options(ref, 'releaseChanged'),
+      signal: releaseChangedSignal,
+      signalArgs: [],
     });
     return signaledRunId;
   }

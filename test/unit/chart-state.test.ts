@@ -4,6 +4,8 @@ import {
   holdAfterFailure,
   initialState,
   isStaleDesired,
+  phaseAfterResume,
+  suspensionToReport,
   statusOf,
   supersedes,
   termAfter,
@@ -50,6 +52,12 @@ describe('wantsInstall', () => {
     ['a newer digest than the installed one', { desired: desired('d2'), installedDigest: 'd1' }, true],
     ['paused', { desired: desired('d1'), paused: true }, false],
     ['being deleted', { desired: desired('d1'), deleteRequested: true }, false],
+    ['suspended, with a digest not installed', { desired: { ...desired('d2'), suspended: true } }, false],
+    [
+      'suspended, after a retry cleared the installed digest',
+      { desired: { ...desired('d1'), suspended: true }, installedDigest: undefined },
+      false,
+    ],
     [
       'halted until a new generation, same generation with a new digest',
       { desired: desired('d2', 1), halted: { digest: 'd1', generation: 1, until: 'generation' } },
@@ -156,5 +164,32 @@ describe('statusOf', () => {
       jobName: 'helm-install-podinfo',
       lastFailure: { reason: 'DeadlineExceeded', digest: 'd2' },
     });
+  });
+});
+
+describe('suspensionToReport', () => {
+  it.each<[string, Partial<ChartState>, 'suspended' | 'resumed' | undefined]>([
+    ['never suspended', { desired: desired('d1') }, undefined],
+    ['suspended, not yet reported', { desired: { ...desired('d1'), suspended: true } }, 'suspended'],
+    ['suspended and reported', { desired: { ...desired('d1'), suspended: true }, suspendReported: true }, undefined],
+    ['resumed after a report', { desired: desired('d1'), suspendReported: true }, 'resumed'],
+    ['nothing desired', {}, undefined],
+  ])('%s → %s', (_what, patch, expected) => {
+    expect(suspensionToReport(state(patch))).toBe(expected);
+  });
+});
+
+describe('phaseAfterResume', () => {
+  it.each<[string, Partial<ChartState>, string]>([
+    ['never installed', {}, 'Pending'],
+    ['installed', { installedDigest: 'd1' }, 'Installed'],
+    [
+      'last attempt failed',
+      { installedDigest: 'd1', lastFailure: { reason: 'BackoffLimitExceeded', digest: 'd2' } },
+      'Failed',
+    ],
+    ['paused by a cancel meanwhile', { paused: true, installedDigest: 'd1' }, 'Paused'],
+  ])('%s → %s', (_what, patch, expected) => {
+    expect(phaseAfterResume(state(patch))).toBe(expected);
   });
 });

@@ -1,6 +1,7 @@
 import {
   K3S_FINALIZER,
   K3S_UNMANAGED_ANNOTATION,
+  SUSPEND_ANNOTATION,
   UNINSTALL_FINALIZER,
   UNMANAGED_ANNOTATION,
   uninstallFinalizers,
@@ -89,5 +90,21 @@ describe('uninstallFinalizers: the finalizers helmflow releases after its uninst
     ['helm.cattle.io', [UNINSTALL_FINALIZER, K3S_FINALIZER]],
   ])('%s', (group, expected) => {
     expect(uninstallFinalizers(group)).toEqual(expected);
+  });
+});
+
+describe('decide, for a suspended chart', () => {
+  it.each<[string, Record<string, string>, boolean]>([
+    ['no annotation', {}, false],
+    ['suspend "true"', { [SUSPEND_ANNOTATION]: 'true' }, true],
+    ['suspend with a reason as its value', { [SUSPEND_ANNOTATION]: 'maintenance until Monday' }, true],
+    ['suspend "false"', { [SUSPEND_ANNOTATION]: 'false' }, false],
+  ])('%s', (_what, annotations, suspended) => {
+    const action = decide(chart(annotations, false), undefined, {}, {});
+    expect(action.kind).toBe('desired');
+    if (action.kind !== 'desired') return;
+    // Only a suspended chart carries the flag, so the desired state of every other chart is what it was.
+    expect('suspended' in action.state).toBe(suspended);
+    if (suspended) expect(action.state.suspended).toBe(true);
   });
 });

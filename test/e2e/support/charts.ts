@@ -29,6 +29,8 @@ export interface TestChartOptions {
   name?: string;
   /** Chart version; default `0.1.0`. */
   version?: string;
+  /** The chart's appVersion; none by default. */
+  appVersion?: string;
   /** The chart's own values.yaml (the lowest precedence). */
   values?: Record<string, unknown>;
   /** Adds `crds/` with a CRD, and a template creating an object of that kind. */
@@ -131,7 +133,13 @@ export function buildChart(options: TestChartOptions = {}): TestChart {
   mkdirSync(path.join(source, 'templates'), { recursive: true });
   writeFileSync(
     path.join(source, 'Chart.yaml'),
-    stringify({ apiVersion: 'v2', name, version, description: 'A chart built by a helmflow test' }),
+    stringify({
+      apiVersion: 'v2',
+      name,
+      version,
+      ...(options.appVersion === undefined ? {} : { appVersion: options.appVersion }),
+      description: 'A chart built by a helmflow test',
+    }),
   );
   writeFileSync(path.join(source, 'values.yaml'), stringify(options.values ?? {}));
   writeFileSync(path.join(source, 'templates', 'values-configmap.yaml'), VALUES_TEMPLATE);

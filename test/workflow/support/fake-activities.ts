@@ -57,6 +57,9 @@ export class FakeCluster {
   /** The chart uids whose finalizer was released. */
   releasedUids: string[] = [];
   objectsRemoved = false;
+  /** What recordRelease reports (the newest stored revision), and how often it was called. */
+  release: { revision: number; status: string } | undefined = { revision: 1, status: 'deployed' };
+  releaseReads = 0;
   /** Decides each install attempt's outcome (1-based count of install waits); default success. */
   installOutcome: (attempt: number) => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
   deleteOutcome: () => Promise<JobOutcome> | JobOutcome = () => ({ outcome: 'succeeded' });
@@ -188,6 +191,11 @@ export class FakeCluster {
         log('releaseFinalizer');
         this.finalizerReleased = true;
         this.releasedUids.push(target.uid);
+      },
+      recordRelease: async () => {
+        log('recordRelease');
+        this.releaseReads += 1;
+        return this.release === undefined ? { state: 'absent' } : { state: 'present', ...this.release };
       },
     };
     return this.throwing(activities);

@@ -1,0 +1,115 @@
+/**
+ * What the operator commands share: one chart reference parsed from `<namespace>/<name>`, the options that find
+ * Kubernetes and Temporal, and clients made from them on first use.
+ */
+import { BatchV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
+import type { Command } from 'commander';
+import { API_VERSION, HELM_CHART_PLURAL, type ApiGroup, type HelmChart } from '../api/index.js';
+import { resolveSettings, type Settings } from '../app/settings.js';
+import { temporalClient } from '../app/temporal.js';
+import { isNotFound } from '../kube/client.js';
+import { resolveKubeConfig } from '../kube/kubeconfig.js';
+import { chartWorkflowId, type ChartRef } from '../../workflows/contract.js';
+import { CliError, ExitCode } from './errors.js';
+import { temporalUiLink } from './format.js';
+
+/** The flags every operator command takes, each with its environment variable as the README lists. */
+export function withConnectionOptions(command: Command): Command {
+  return command
+    .option('--group <group>', 'API group [$HELMFLOW_GROUP]')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig (else in-cluster, $KUBECONFIG, k3s, ~/.kube/config) [$HELMFLOW_KUBECONFIG]',
+    )
+    .option('--temporal-address <host:port>', 'Temporal frontend [$TEMPORAL_ADDRESS]')
+    .option('--temporal-namespace <ns>', 'Temporal namespace [$TEMPORAL_NAMESPACE]')
+    .option(
+      '--temporal-ui <url>',
+      'the Temporal UI, for links [$HELMFLOW_TEMPORAL_UI]',
+      process.env.HELMFLOW_TEMPORAL_UI ?? 'http://127.0.0.1:8233',
+    );
+}
+
+export type ConnectionOptions = Record<string, unknown> & { temporalUi?: string };
+
+export class CliContext {
+  readonly settings: Settings;
+  private kubeConfig: KubeConfig | undefined;
+  private client: Client | undefined;
+
+  constructor(readonly options: ConnectionOptions) {
+    try {
+      this.settings = resolveSettings(options);
+    } catch (err) {
+      throw new CliError((err as Error).message, ExitCode.usage);
+    }
+  }
+
+  get group(): ApiGroup {
+    return this.settings.group;
+  }
+
+  get kube(): KubeConfig {
+    this.kubeConfig ??= resolveKubeConfig({ explicitPath: this.settings.kubeconfig }).kubeConfig;
+    return this.kubeConfig;
+  }
+
+  get custom(): CustomObjectsApi {
+    return this.kube.makeApiClient(CustomObjectsApi);
+  }
+
+  get core(): CoreV1Api {
+    return this.kube.makeApiClient(CoreV1Api);
+  }
+
+  get batch(): BatchV1Api {
+    return this.kube.makeApiClient(BatchV1Api);
+  }
+
+  get temporal(): Client {
+    this.client ??= temporalClient(this.settings);
+    return this.client;
+  }
+
+  uiLink(ref: ChartRef): string {
+    return temporalUiLink(
+      this.options.temporalUi ?? 'http://127.0.0.1:8233',
+      this.settings.temporalNamespace,
+      chartWorkflowId(ref),
+    );
+  }
+
+  /** `<namespace>/<name>` as a chart of this context's group, or a usage error saying how to write it. */
+  ref(value: string): ChartRef {
+    const [namespace, name, extra] = value.split('/');
+    if (namespace === undefined || name === undefined || extra !== undefined || namespace === '' || name === '') {
+      throw new CliError(`name the chart as <namespace>/<name>, not ${value}`, ExitCode.usage);
+    }
+    return { group: this.group, namespace, name };
+  }
+
+  async readChart(ref: ChartRef): Promise<HelmChart> {
+    try {
+      return (await this.custom.getNamespacedCustomObject({
+        group: ref.group,
+        version: API_VERSION,
+        namespace: ref.namespace,
+        plural: HELM_CHART_PLURAL,
+        name: ref.name,
+      })) as HelmChart;
+    } catch (err) {
+      if (isNotFound(err)) {
+        throw new CliError(
+          `HelmChart ${ref.namespace}/${ref.name} (${ref.group}) not found — list charts with: helmflow get -A`,
+          ExitCode.notFound,
+        );
+      }
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client?.connection.close();
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Reads helm's release records from the cluster (helm 4's storage drivers "secret", the default, and
+ * "configmap"): list by label, decode the newest. Reading only: helmflow never writes a release record.
+ */
+import type { CoreV1Api, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
+import { gunzipSync } from 'node:zlib';
+import { releaseSelector, type ReleaseRecord } from '../release/record.js';
+
+export type ReleaseDriver = 'secret' | 'configmap';
+
+/** The stored JSON of one release record: base64 of gzip (helm stored uncompressed JSON before it compressed). */
+export function decodeRelease(encoded: string): ReleaseRecord {
+  const bytes = Buffer.from(encoded, 'base64');
+  const gzipped = bytes.length > 3 && bytes[0] === 0x1f && bytes[1] === 0x8b && bytes[2] === 0x08;
+  return JSON.parse((gzipped ? gunzipSync(bytes) : bytes).toString('utf8')) as ReleaseRecord;
+}
+
+interface Stored {
+  version: number;
+  status: string;
+  encoded: () => string | undefined;
+  object: V1Secret | V1ConfigMap;
+}
+
+function storedOf(object: V1Secret | V1ConfigMap, encoded: () => string | undefined): Stored {
+  const labels = object.metadata?.labels ?? {};
+  return { version: Number(labels.version ?? 0), status: labels.status ?? 'unknown', encoded, object };
+}
+
+async function stored(core: CoreV1Api, namespace: string, release: string, driver: ReleaseDriver): Promise<Stored[]> {
+  const labelSelector = releaseSelector(release);
+  if (driver === 'configmap') {
+    const list = await core.listNamespacedConfigMap({ namespace, labelSelector });
+    return list.items.map((cm) => storedOf(cm, () => cm.data?.release));
+  }
+  const list = await core.listNamespacedSecret({ namespace, labelSelector });
+  // The API carries Secret data base64-encoded; helm's own base64 is inside it.
+  return list.items.map((s) =>
+    storedOf(s, () => (s.data?.release === undefined ? undefined : Buffer.from(s.data.release, 'base64').toString())),
+  );
+}
+
+/** Every stored revision of a release, newest first; [] when it was never installed (or is uninstalled). */
+export async function releaseHistory(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver = 'secret',
+): Promise<ReleaseRecord[]> {
+  const all = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
+  return all.flatMap((s) => {
+    const encoded = s.encoded();
+    return encoded === undefined ? [] : [decodeRelease(encoded)];
+  });
+}
+
+/** The newest revision of a release, or undefined when there is none. */
+export async function latestRelease(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver = 'secret',
+): Promise<ReleaseRecord | undefined> {
+  const all = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
+  const newest = all[0]?.encoded();
+  return newest === undefined ? undefined : decodeRelease(newest);
+}
+
+/** The newest revision's number and status from labels alone, without decoding it (a cheap drift check). */
+export async function latestReleaseLabels(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver = 'secret',
+): Promise<{ revision: number; status: string } | undefined> {
+  const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
+  return newest === undefined ? undefined : { revision: newest.version, status: newest.status };
+}

@@ -1,0 +1,27 @@
+/**
+ * A durable suspend, held by the chart's annotation (the controller passes it in the desired state): while it is
+ * there no install runs, whatever else changes. This module only reports the change on the chart, once.
+ */
+import { phaseAfterResume, type ChartState } from './state.js';
+import type { ChartSteps } from './steps.js';
+
+export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'suspended' | 'resumed'): Promise<void> {
+  const suspended = change === 'suspended';
+  s.suspendReported = suspended;
+  const phase = suspended ? 'Suspended' : phaseAfterResume(s);
+  c.setPhase(phase);
+  if (s.uid === undefined) return;
+  const message = suspended
+    ? 'annotated helm.k3sm.io/suspend: no install runs until the annotation is removed'
+    : 'the helm.k3sm.io/suspend annotation was removed: installs run again';
+  const reason = suspended ? 'Suspended' : 'Resumed';
+  await c.setStatus(c.target(), {
+    phase,
+    conditions: [{ type: 'Suspended', status: suspended ? 'True' : 'False', reason, message }],
+  });
+  await c.recordEvent(c.target(), {
+    type: 'Normal',
+    reason: suspended ? 'HelmChartSuspended' : 'HelmChartResumed',
+    message,
+  });
+}
