@@ -1,7 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { V1Job } from '@kubernetes/client-node';
-import { buildDelete, buildInstall, digestAnnotationKey, uidLabelKey } from '../src/build/index.js';
-import { waitFor } from '../src/devstack/wait.js';
+import {
+  attemptAnnotationKey,
+  buildDelete,
+  buildInstall,
+  digestAnnotationKey,
+  uidLabelKey,
+} from '../src/build/index.js';
+import { waitFor } from '../src/lib/wait.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
 import type { ChartRef } from '../workflows/contract.js';
 import { readChart, readInstallInput } from './charts.js';
@@ -12,8 +18,6 @@ import { runsPreflight } from './preflight.js';
 import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
-
-const attemptAnnotationKey = (deps: ActivityDeps) => `helmcharts.${deps.group}/attempt`;
 
 function started(deps: ActivityDeps, job: V1Job): StartedJob {
   return {
@@ -53,7 +57,7 @@ async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string):
   if (existing !== undefined) {
     const mine = (key: string) => existing.metadata?.annotations?.[key] === desired.metadata?.annotations?.[key];
     const sameChart = existing.metadata?.labels?.[uidLabelKey(deps.group)] === chartUid;
-    if (sameChart && mine(digestAnnotationKey(deps.group)) && mine(attemptAnnotationKey(deps))) return existing;
+    if (sameChart && mine(digestAnnotationKey(deps.group)) && mine(attemptAnnotationKey(deps.group))) return existing;
     await deleteJobAndWait(deps, namespace, name);
   }
   try {
@@ -63,8 +67,8 @@ async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string):
     if (isConflict(err)) {
       const raced = await deps.jobs.get(namespace, name, true);
       if (
-        raced?.metadata?.annotations?.[attemptAnnotationKey(deps)] ===
-        desired.metadata?.annotations?.[attemptAnnotationKey(deps)]
+        raced?.metadata?.annotations?.[attemptAnnotationKey(deps.group)] ===
+        desired.metadata?.annotations?.[attemptAnnotationKey(deps.group)]
       ) {
         return raced as V1Job;
       }
@@ -91,7 +95,7 @@ export async function createInstallJob(
   attempt: number,
 ): Promise<StartedJob> {
   job.metadata ??= {};
-  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: String(attempt) };
+  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps.group)]: String(attempt) };
   return started(deps, await replaceJob(deps, job, target.uid));
 }
 
@@ -102,7 +106,7 @@ export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): P
   // A chart refused before any install never got its identity: the uninstall Job needs it all the same.
   await ensureJobIdentity(deps, chart, { serviceAccount, clusterRoleBinding });
   job.metadata ??= {};
-  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps)]: 'delete' };
+  job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps.group)]: 'delete' };
   return started(deps, await replaceJob(deps, job, target.uid));
 }
 

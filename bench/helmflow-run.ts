@@ -5,8 +5,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Settings } from '../src/app/settings.js';
-import { get } from '../src/devstack/http.js';
-import { waitFor } from '../src/devstack/wait.js';
+import { get } from '../src/lib/http.js';
+import { waitFor } from '../src/lib/wait.js';
 import { mib, rssBytes } from './proc.js';
 import { buildChart } from '../test/e2e/support/charts.js';
 import { spawnHelmflow, type HelmflowProcess } from '../test/e2e/support/helmflow-process.js';

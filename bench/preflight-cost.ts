@@ -12,7 +12,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
-import { waitFor } from '../src/devstack/wait.js';
+import { waitFor } from '../src/lib/wait.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-preflight-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';

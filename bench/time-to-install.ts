@@ -9,7 +9,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startStack, stopStack } from '../src/devstack/stack.js';
-import { waitFor } from '../src/devstack/wait.js';
+import { waitFor } from '../src/lib/wait.js';
 
 // The e2e support code finds its stack through these; the bench points it at a stack of its own.
 process.env.HELMFLOW_TEST_STACK_DIR = path.join(tmpdir(), 'helmflow-bench-install-stack');

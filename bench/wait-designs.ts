@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { readPins } from '../src/config/pins.js';
-import { waitFor } from '../src/devstack/wait.js';
+import { waitFor } from '../src/lib/wait.js';
 import { FakeJobs, createWaitActivities } from './wait-designs/activities.js';
 import { eachLimit } from './each-limit.js';
 import { historyByType } from './history.js';

@@ -3,7 +3,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import { ensureDigestKey } from '../kube/digest-key.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
-import { waitFor } from '../devstack/wait.js';
+import { waitFor } from '../lib/wait.js';
 import { ensureSearchAttributes } from '../worker/search-attributes.js';
 import { createChartWorker } from '../worker/worker.js';
 import { buildOptionsOf, type Settings } from './settings.js';

@@ -30,6 +30,11 @@ export function digestAnnotationKey(group: ApiGroup): string {
   return `helmcharts.${group}/digest`;
 }
 
+/** The workflow's attempt an install Job belongs to ("delete" on a delete Job): a retried create finds its own Job. */
+export function attemptAnnotationKey(group: ApiGroup): string {
+  return `helmcharts.${group}/attempt`;
+}
+
 export function chartLabels(chart: HelmChart, group: ApiGroup): Record<string, string> {
   return {
     'app.kubernetes.io/managed-by': MANAGED_BY,

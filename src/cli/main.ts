@@ -1,15 +1,13 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot, toolPaths } from '../config/pins.js';
-import { defaultStackLayout } from '../devstack/stack.js';
+import { repoRoot } from '../config/pins.js';
 import { registerChartCommands } from './chart-commands.js';
 import { ExitCode } from './errors.js';
 import { registerGetCommand } from './get-command.js';
 import { registerProcessCommands } from './process-commands.js';
-import { registerStackCommands } from './stack-commands.js';
+import { registerStackCommands, registerToolCommands } from './stack-commands.js';
 
 const packageJson = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
 
@@ -19,25 +17,10 @@ const program = new Command('helmflow')
   // Usage errors exit 2 (README "Exit codes"); set before the commands so each inherits it.
   .exitOverride();
 registerStackCommands(program);
+registerToolCommands(program);
 registerProcessCommands(program);
 registerGetCommand(program);
 registerChartCommands(program);
-
-for (const tool of ['kubectl', 'helm', 'temporal'] as const) {
-  program
-    .command(tool)
-    .description(`run the pinned ${tool} against the embedded stack`)
-    .allowUnknownOption()
-    .helpOption(false)
-    .argument('[args...]')
-    .action((args: string[]) => {
-      const layout = defaultStackLayout();
-      const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: process.env.KUBECONFIG ?? layout.adminKubeconfig };
-      if (tool === 'temporal') env.TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? layout.temporalAddress;
-      const result = spawnSync(toolPaths()[tool], args, { stdio: 'inherit', env });
-      process.exitCode = result.status ?? 1;
-    });
-}
 
 try {
   await program.parseAsync();

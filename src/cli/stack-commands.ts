@@ -105,3 +105,22 @@ export function registerStackCommands(program: Command): void {
       });
     });
 }
+
+/** `helmflow kubectl|helm|temporal …`: the pinned tool, pointed at the embedded stack unless the environment says otherwise. */
+export function registerToolCommands(program: Command): void {
+  for (const tool of ['kubectl', 'helm', 'temporal'] as const) {
+    program
+      .command(tool)
+      .description(`run the pinned ${tool} against the embedded stack`)
+      .allowUnknownOption()
+      .helpOption(false)
+      .argument('[args...]')
+      .action((args: string[]) => {
+        const layout = defaultStackLayout();
+        const env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: process.env.KUBECONFIG ?? layout.adminKubeconfig };
+        if (tool === 'temporal') env.TEMPORAL_ADDRESS = process.env.TEMPORAL_ADDRESS ?? layout.temporalAddress;
+        const result = spawnSync(toolPaths()[tool], args, { stdio: 'inherit', env });
+        process.exitCode = result.status ?? 1;
+      });
+  }
+}

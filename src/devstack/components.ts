@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 
 import type { ToolPaths } from '../config/pins.js';
 import { searchAttributes, searchAttributeType } from '../config/search-attributes.js';
-import { get } from './http.js';
+import { get } from '../lib/http.js';
 import { cliDaemonArgs } from './cli-daemon.js';
 import type { Component, StackLayout } from './layout.js';
 

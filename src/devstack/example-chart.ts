@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import type { HelmChart } from '../api/index.js';
 import { repoRoot, toolPaths } from '../config/pins.js';
 import type { StackLayout } from './layout.js';
-import { waitFor } from './wait.js';
+import { waitFor } from '../lib/wait.js';
 
 export const exampleChart = { name: 'hello', namespace: 'kube-system', targetNamespace: 'hello' };
 

@@ -1,8 +1,8 @@
-import { get } from './http.js';
+import { get } from '../lib/http.js';
 import { cliDaemonArgs } from './cli-daemon.js';
 import type { StackLayout } from './layout.js';
 import { isRunning, readPid, startDaemon } from './process.js';
-import { waitFor, WaitAborted } from './wait.js';
+import { waitFor, WaitAborted } from '../lib/wait.js';
 
 /** helmflow's HTTP port on the embedded stack (/metrics, /healthz, /readyz); the worker core's is the next. */
 export const stackHttpPort = 9090;

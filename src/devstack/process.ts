@@ -10,7 +10,7 @@ import {
   closeSync,
 } from 'node:fs';
 import path from 'node:path';
-import { waitFor } from './wait.js';
+import { waitFor } from '../lib/wait.js';
 
 /** A daemon started by the stack: detached, in its own process group, logging to its own file. */
 export interface DaemonSpec {

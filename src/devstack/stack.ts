@@ -7,7 +7,7 @@ import { componentSpecs, type ComponentSpec, type StackOptions } from './compone
 import { defaultPorts, StackLayout, type Component } from './layout.js';
 import { ensurePki } from './pki.js';
 import { isRunning, processesUnder, readPid, startDaemon, stopDaemon, stopProcess } from './process.js';
-import { waitFor, WaitAborted } from './wait.js';
+import { waitFor, WaitAborted } from '../lib/wait.js';
 
 /** Where the user's embedded stack lives unless HELMFLOW_STACK_DIR says otherwise. */
 export function defaultStackLayout(): StackLayout {

@@ -1,6 +1,6 @@
 import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { crdsFor, type ApiGroup } from '../api/index.js';
-import { waitFor } from '../devstack/wait.js';
+import { waitFor } from '../lib/wait.js';
 
 /**
  * Applies the HelmChart and HelmChartConfig CRDs of `group` (server-side apply, idempotent) and waits until the

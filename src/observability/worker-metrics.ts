@@ -1,6 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { Registry } from 'prom-client';
-import { get } from '../devstack/http.js';
+import { get } from '../lib/http.js';
 
 /**
  * The Temporal worker's own metrics (task slots, polls, activity latencies) come from its Rust core, which serves

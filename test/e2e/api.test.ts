@@ -16,7 +16,7 @@ import {
   type HelmChartSpec,
   type ReservedField,
 } from '../../src/api/index.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds, removeCrds } from './support/crds.js';
 import { startHelmflow } from './support/helmflow.js';

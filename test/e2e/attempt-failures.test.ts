@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { workflowMetadataQuery } from '@temporalio/workflow';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

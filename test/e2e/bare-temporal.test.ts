@@ -1,4 +1,4 @@
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { startBareTemporal, type BareTemporal } from './support/bare-temporal.js';
 import { buildChart } from './support/charts.js';

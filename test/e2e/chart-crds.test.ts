@@ -1,5 +1,5 @@
 import type { HelmChart } from '../../src/api/index.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';

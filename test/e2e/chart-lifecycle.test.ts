@@ -1,4 +1,4 @@
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { isNotFound } from '../../src/kube/client.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

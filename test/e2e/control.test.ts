@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { repoRoot, toolPaths } from '../../src/config/pins.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { isNotFound } from '../../src/kube/client.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';

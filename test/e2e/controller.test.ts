@@ -6,7 +6,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { UNMANAGED_ANNOTATION, type HelmChart } from '../../src/api/index.js';
 import { MANIFEST_FIELD_MANAGER } from '../../src/controller/manifests/index.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startController, startHelmflow, type RunningHelmflow } from './support/helmflow.js';

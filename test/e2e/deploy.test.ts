@@ -6,7 +6,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { UNINSTALL_FINALIZER, type ApiGroup, type HelmChart } from '../../src/api/index.js';
 import { repoRoot } from '../../src/config/pins.js';
 import { manifestClusterRole, manifestIdentityObjects } from '../../src/controller/manifests/index.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { kubeConfigFromFile } from '../../src/kube/client.js';
 import { ensureDigestKey } from '../../src/kube/digest-key.js';
 import { chartWorkflowId } from '../../workflows/contract.js';

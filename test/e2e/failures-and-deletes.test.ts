@@ -1,5 +1,5 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { isNotFound } from '../../src/kube/client.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

@@ -14,7 +14,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { digestAnnotationKey } from '../../src/build/index.js';
-import { waitFor, WaitAborted } from '../../src/devstack/wait.js';
+import { waitFor, WaitAborted } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartFailed, chartInstalled, helmChart, releaseRevisions } from './support/helmcharts.js';

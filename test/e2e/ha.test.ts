@@ -1,6 +1,6 @@
 // Two controllers (issue 5, seed 000 "What Runs"): on one Lease only the leader acts and a killed leader is
 // replaced; with the Lease deliberately disabled, two acting at once still make exactly one install Job per change.
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { helmflowSettings, spawnRole, startController, startWorker, type RunningRole } from './support/helmflow.js';

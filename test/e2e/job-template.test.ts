@@ -13,7 +13,7 @@ import {
   type HelmChartSpec,
 } from '../../src/api/index.js';
 import { planInstall, type InstallObjects } from '../../src/build/index.js';
-import { WaitAborted, waitFor } from '../../src/devstack/wait.js';
+import { WaitAborted, waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues, valuesConfigMapName, valuesInManifest, type TestChart } from './support/charts.js';
 import { crdEstablished, installCrds } from './support/crds.js';
 import { helm } from './support/helmcharts.js';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { K3S_FINALIZER, UNINSTALL_FINALIZER } from '../../src/api/index.js';
 import { uidLabelKey } from '../../src/build/labels.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { crdEstablished, removeCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';

@@ -1,5 +1,5 @@
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { LeaderElector, wireTime } from '../../src/kube/leader-election.js';
 import { serviceAccountKubeConfig } from '../../src/kube/service-account.js';
 import { freshNamespace, kubeConfig } from './support/kube.js';

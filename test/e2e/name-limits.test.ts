@@ -1,6 +1,6 @@
 import { Message, Reason } from '../../src/api/index.js';
 import { clusterRoleBindingName, serviceAccountName, valuesSecretName } from '../../src/build/index.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { removeCrds } from './support/crds.js';
 import { startHelmflow, type RunningHelmflow } from './support/helmflow.js';

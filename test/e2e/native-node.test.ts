@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readPins } from '../../src/config/pins.js';
 import { processesUnder } from '../../src/devstack/process.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { installCrds } from './support/crds.js';
 import { commandJob, createHelmJob, jobFinished, jobPods } from './support/jobs.js';

@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../src/config/pins.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { chartWorkflowId } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

@@ -1,6 +1,6 @@
 import type { HelmChart, HelmChartCondition } from '../../src/api/index.js';
 import { freePort } from '../../src/devstack/free-port.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { startChartRepo, type ChartRepo } from './support/chart-repo.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

@@ -1,8 +1,8 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
 import { repoRoot } from '../../src/config/pins.js';
-import { get } from '../../src/devstack/http.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { get } from '../../src/lib/http.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { apply, chartInstalled, helmChart } from './support/helmcharts.js';

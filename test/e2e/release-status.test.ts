@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../src/build/canonical-json.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import type { HelmChart } from '../../src/api/index.js';
 import { buildChart } from './support/charts.js';
 import { startController, useHelmflow } from './support/helmflow.js';

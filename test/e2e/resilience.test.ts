@@ -1,7 +1,7 @@
 // Kill the controller, the worker, the Temporal dev server and the kube-apiserver during an install (issue 5; seed 000 "Failures":
 // a restart during a Job reruns it, and helm upgrade --install converges). Each test kills one component while
 // a chart's install Job runs, and shows the chart converge once that component is back.
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { crashComponent, restartStack } from './support/crash.js';
 import { installCrds } from './support/crds.js';

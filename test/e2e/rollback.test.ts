@@ -1,4 +1,4 @@
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startHelmflow } from './support/helmflow.js';

@@ -1,4 +1,4 @@
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart, readHelmChart } from './support/helmcharts.js';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { SHUTDOWN_FORCE_SECONDS, SHUTDOWN_GRACE_SECONDS } from '../../src/worker/shutdown.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';

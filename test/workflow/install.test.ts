@@ -1,5 +1,5 @@
 import { Worker } from '@temporalio/worker';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import {
   chartWorkflowId,
   deleteSignal,

@@ -1,4 +1,4 @@
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { desiredStateSignal, retrySignal, statusQuery } from '../../workflows/contract.js';
 import { FakeCluster, never } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';

@@ -1,5 +1,5 @@
 import { tsToMs } from '@temporalio/common/lib/time.js';
-import { waitFor } from '../../src/devstack/wait.js';
+import { waitFor } from '../../src/lib/wait.js';
 import { chartNameKey, chartNamespaceKey, chartWorkflowId, phaseKey } from '../../workflows/contract.js';
 import { FakeCluster } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPaths } from '../../../src/config/pins.js';
 import { freePort } from '../../../src/devstack/free-port.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 
 export interface BareTemporal {
   address: string;

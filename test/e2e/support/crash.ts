@@ -1,6 +1,6 @@
 import { isRunning, readPid } from '../../../src/devstack/process.js';
 import { startStack } from '../../../src/devstack/stack.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import type { Component } from '../../../src/devstack/layout.js';
 import { testLayout, testLog, testStackOptions } from './stack.js';
 

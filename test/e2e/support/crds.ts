@@ -1,6 +1,6 @@
 import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { crdsFor, renderCrdsYaml, type ApiGroup } from '../../../src/api/index.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { kubeConfig, kubectl } from './kube.js';
 
 /**

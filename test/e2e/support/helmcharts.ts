@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { stringify } from 'yaml';
 import type { HelmChart } from '../../../src/api/index.js';
 import { toolPaths } from '../../../src/config/pins.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { kubeConfig, kubectl } from './kube.js';
 import { testLayout } from './stack.js';
 

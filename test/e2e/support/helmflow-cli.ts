@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { repoRoot } from '../../../src/config/pins.js';
 import { freePort } from '../../../src/devstack/free-port.js';
-import { get } from '../../../src/devstack/http.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { get } from '../../../src/lib/http.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { helmflowCommand } from './helmflow-process.js';
 
 export interface HelmflowCli {

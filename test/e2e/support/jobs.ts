@@ -2,7 +2,7 @@ import type { V1Job, V1Pod } from '@kubernetes/client-node';
 import { DEFAULT_API_GROUP } from '../../../src/api/index.js';
 import { actionLabelKey, chartLabels } from '../../../src/build/labels.js';
 import { ownerReference } from '../../../src/build/owner.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { apply, readHelmChart } from './helmcharts.js';
 import { clients } from './kube.js';
 

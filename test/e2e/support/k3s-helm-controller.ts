@@ -4,7 +4,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cacheDir, repoRoot } from '../../../src/config/pins.js';
-import { WaitAborted } from '../../../src/devstack/wait.js';
+import { WaitAborted } from '../../../src/lib/wait.js';
 
 /** The pinned version (a test- and bench-only pin, so not among the stack's Pins). */
 export function k3sHelmControllerVersion(): string {

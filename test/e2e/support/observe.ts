@@ -3,7 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { Settings } from '../../../src/app/settings.js';
 import { chartWorkflowId, statusQuery, type ChartStatus } from '../../../workflows/contract.js';
-import { waitFor, WaitAborted } from '../../../src/devstack/wait.js';
+import { waitFor, WaitAborted } from '../../../src/lib/wait.js';
 import { kubeConfig } from './kube.js';
 
 /** Every Job ever created in a namespace while the watch runs: ADDED events, distinct uids, with their times. */

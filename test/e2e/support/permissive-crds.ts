@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { kubectl } from './kube.js';
 
 /**

@@ -4,7 +4,7 @@ import { tsToMs } from '@temporalio/common/lib/time.js';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { FailurePolicy } from '../../../src/api/index.js';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import type { helmChartWorkflow } from '../../../workflows/chart.js';
 import {
   chartSearchAttributes,

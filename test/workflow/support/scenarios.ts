@@ -1,5 +1,5 @@
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { waitFor } from '../../../src/devstack/wait.js';
+import { waitFor } from '../../../src/lib/wait.js';
 import { deleteSignal, desiredStateSignal } from '../../../workflows/contract.js';
 import { FakeCluster, never } from './fake-activities.js';
 import { desired, ref, startChart, until, waitForStatus, withWorker, type ChartHandle } from './harness.js';

@@ -1,6 +1,6 @@
 import { MANAGED_BY } from '../../../../src/build/labels.js';
 import type { HelmChart } from '../../../../src/api/index.js';
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { waitFor } from '../../../../src/lib/wait.js';
 import { customApi } from '../helmcharts.js';
 import { clients, kubectl } from '../kube.js';
 

@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { Settings } from '../../../../src/app/settings.js';
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { waitFor } from '../../../../src/lib/wait.js';
 import { chartWorkflowId } from '../../../../workflows/contract.js';
 import type { RunObserver } from './observer.js';
 import type { KillMoment } from './plan.js';

@@ -1,14 +1,18 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart } from '../../../../src/api/index.js';
-import { actionLabelKey, chartLabelKey, digestAnnotationKey, uidLabelKey } from '../../../../src/build/labels.js';
+import {
+  actionLabelKey,
+  attemptAnnotationKey,
+  chartLabelKey,
+  digestAnnotationKey,
+  uidLabelKey,
+} from '../../../../src/build/labels.js';
 import { customApi } from '../helmcharts.js';
 import { clients } from '../kube.js';
 import type { JobRecord } from './invariants.js';
 import { keepWatching, type LastingWatch, type Listed } from './watch.js';
 
 const group = 'helm.k3sm.io';
-/** The attempt annotation startInstallJob writes on each Job (activities/jobs.ts). */
-const attemptAnnotationKey = `helmcharts.${group}/attempt`;
 
 function jobRecord(job: V1Job, via: JobRecord['via']): JobRecord {
   const labels = job.metadata?.labels ?? {};
@@ -20,7 +24,7 @@ function jobRecord(job: V1Job, via: JobRecord['via']): JobRecord {
     chartUid: labels[uidLabelKey(group)] ?? '',
     action: labels[actionLabelKey(group)] ?? '',
     digest: annotations[digestAnnotationKey(group)] ?? '',
-    attempt: annotations[attemptAnnotationKey] ?? '',
+    attempt: annotations[attemptAnnotationKey(group)] ?? '',
     seenAt: Date.now(),
     via,
   };

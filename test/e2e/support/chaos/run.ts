@@ -1,4 +1,4 @@
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { waitFor } from '../../../../src/lib/wait.js';
 import { buildChart, releaseValues, type TestChart } from '../charts.js';
 import { installCrds } from '../crds.js';
 import { helmflowSettings } from '../helmflow.js';

@@ -1,5 +1,5 @@
 import { Watch } from '@kubernetes/client-node';
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { waitFor } from '../../../../src/lib/wait.js';
 import { kubeConfig } from '../kube.js';
 
 export interface Listed<T> {

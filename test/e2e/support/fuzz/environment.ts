@@ -1,4 +1,4 @@
-import { WaitAborted, waitFor } from '../../../../src/devstack/wait.js';
+import { WaitAborted, waitFor } from '../../../../src/lib/wait.js';
 import { startChartRepo, type ChartRepo } from '../chart-repo.js';
 import { buildChart } from '../charts.js';
 import { installCrds } from '../crds.js';

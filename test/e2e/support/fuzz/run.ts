@@ -1,6 +1,6 @@
 import { stringify } from 'yaml';
 import type { HelmChart } from '../../../../src/api/index.js';
-import { waitFor } from '../../../../src/devstack/wait.js';
+import { waitFor } from '../../../../src/lib/wait.js';
 import { clients } from '../kube.js';
 import { customApi } from '../helmcharts.js';
 import type { FuzzSources } from './fields.js';
