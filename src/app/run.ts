@@ -8,7 +8,7 @@ import {
   recordWatchEvent,
   setLeader,
 } from '../observability/metrics.js';
-import { installWorkerMetrics, withWorkerMetrics } from '../observability/worker-metrics.js';
+import { installWorkerRuntime, withWorkerMetrics } from '../observability/worker-metrics.js';
 import { runController } from './controller-process.js';
 import type { Settings } from './settings.js';
 import { runWorker } from './worker-process.js';
@@ -36,9 +36,12 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   const withController = role !== 'worker';
   const withWorker = role !== 'controller';
   let health: HealthServer | undefined;
+  const coreMetrics = withWorker
+    ? installWorkerRuntime(log, settings.httpPort > 0 ? settings.httpPort + 1 : undefined)
+    : undefined;
   if (settings.httpPort > 0) {
     let registry = metrics().registry;
-    if (withWorker) registry = withWorkerMetrics(registry, installWorkerMetrics(settings.httpPort + 1));
+    if (coreMetrics !== undefined) registry = withWorkerMetrics(registry, coreMetrics);
     health = await HealthServer.start({ port: settings.httpPort, host: settings.httpHost, registry });
     log.info({ url: health.url }, 'serving /metrics, /healthz and /readyz');
   }

@@ -1,15 +1,23 @@
 import { Runtime } from '@temporalio/worker';
+import type { Logger } from 'pino';
 import { Registry } from 'prom-client';
 import { get } from '../lib/http.js';
+import { sdkLogger } from './sdk-logger.js';
 
 /**
- * The Temporal worker's own metrics (task slots, polls, activity latencies) come from its Rust core, which serves
- * Prometheus on a port of its own. This routes them through helmflow's /metrics as well, so one scrape sees all.
+ * Installs the Temporal worker's runtime once per process: its log lines go through helmflow's logger, and, with
+ * a port, its own metrics (task slots, polls, activity latencies), which its Rust core serves as Prometheus on a
+ * port of its own, so withWorkerMetrics can route them through helmflow's /metrics. Returns that URL.
  */
-export function installWorkerMetrics(corePort: number): string {
-  const bindAddress = `127.0.0.1:${corePort}`;
-  Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true } } } });
-  return `http://${bindAddress}/metrics`;
+export function installWorkerRuntime(log: Logger, corePort: number | undefined): string | undefined {
+  const bindAddress = corePort === undefined ? undefined : `127.0.0.1:${corePort}`;
+  Runtime.install({
+    logger: sdkLogger(log),
+    ...(bindAddress === undefined
+      ? {}
+      : { telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true } } } }),
+  });
+  return bindAddress === undefined ? undefined : `http://${bindAddress}/metrics`;
 }
 
 /** A registry that serves `base` followed by the worker core's metrics (or a note, when they are unavailable). */
