@@ -1,5 +1,6 @@
 import { waitFor } from '../../src/lib/wait.js';
 import { isNotFound } from '../../src/kube/client.js';
+import { PREFLIGHT_CONTAINER } from '../../src/build/pod.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import {
@@ -116,8 +117,9 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     // The Job stays, and so do its logs.
     const job = await clients().batch.readNamespacedJob({ name: 'helm-install-broken', namespace: ns });
     expect(job.status?.failed).toBeGreaterThan(0);
-    // The render fails in pre-flight, the Job's init container: its log is among the Job's containers'.
-    expect(kubectl(['logs', '-n', ns, 'job/helm-install-broken', '--all-containers']).stdout).toContain(
+    // The render fails in pre-flight, the Job's init container. Its log is read by name: `--all-containers` stops
+    // at the first container that never ran (crds, helm), and kubectl visits them in no fixed order.
+    expect(kubectl(['logs', '-n', ns, 'job/helm-install-broken', '-c', PREFLIGHT_CONTAINER]).stdout).toContain(
       'broken on purpose',
     );
   });

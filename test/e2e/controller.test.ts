@@ -7,6 +7,7 @@ import { stringify } from 'yaml';
 import { UNMANAGED_ANNOTATION, type HelmChart } from '../../src/api/index.js';
 import { MANIFEST_FIELD_MANAGER } from '../../src/controller/manifests/index.js';
 import { waitFor } from '../../src/lib/wait.js';
+import { PREFLIGHT_CONTAINER } from '../../src/build/pod.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startController, startHelmflow, type RunningHelmflow } from './support/helmflow.js';
@@ -179,7 +180,7 @@ describe('the controller (real helm on the embedded stack)', () => {
     // abort leaves the failed Job and its logs in place (the render fails in pre-flight, its init container).
     const job = await clients().batch.readNamespacedJob({ name: 'helm-install-strict', namespace: ns });
     expect(job.status?.failed).toBeGreaterThan(0);
-    expect(kubectl(['logs', '-n', ns, 'job/helm-install-strict', '--all-containers']).stdout).toContain(
+    expect(kubectl(['logs', '-n', ns, 'job/helm-install-strict', '-c', PREFLIGHT_CONTAINER]).stdout).toContain(
       'the HelmChartConfig says abort',
     );
     expect(await events(ns, 'strict', 'HelmChartInstallFailed')).toHaveLength(1);
