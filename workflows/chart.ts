@@ -125,6 +125,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         // instead of inspecting it again at once, forever.
         if (result !== 'interrupted')
           s.halted = { digest: desired.digest, generation: desired.generation, until: 'digest' };
+        // The stopped attempt's Job may have changed the release already: the installed spec is no longer known
+        // to be what runs, so a spec changed back to it installs again (and its Job replaces the stopped one).
+        else if (s.installedDigest !== undefined && patched('reinstall-after-interrupted-attempt'))
+          s.installedDigest = undefined;
         if (s.phase === 'Installing') setPhase(s.installedDigest === undefined ? 'Pending' : 'Installed');
         return;
       }

@@ -71,6 +71,29 @@ describe('a spec change while an install runs', () => {
     });
   });
 
+  it('installs a spec changed back to the installed one again: the stopped attempt may have changed the release', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 2 ? never() : { outcome: 'succeeded' });
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('changed-back'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
+      await waitForStatus(handle, 'd1 installed', (s) => s.installedDigest === 'd1');
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      await until('attempt 2 waiting on its Job', () => cluster.waits.length === 2);
+
+      await handle.signal(desiredStateSignal, desired('d1', { generation: 3 }));
+      const status = await waitForStatus(
+        handle,
+        'attempt 3 installed d1',
+        (s) => s.attempt === 3 && s.phase === 'Installed',
+      );
+      expect(status).toMatchObject({ installedDigest: 'd1', desiredDigest: 'd1' });
+      await until('the wait of attempt 2 cancelled', () => cluster.waits[1]?.ended === 'cancelled');
+      // Attempt 3's Job replaces attempt 2's, which would otherwise go on installing d2 unwatched.
+      expect(cluster.installStarts.map((i) => i.attempt)).toEqual([1, 2, 3]);
+    });
+  });
+
   it('cuts a reinstall backoff short when the spec changes', async () => {
     const cluster = new FakeCluster();
     cluster.installOutcome = (n) =>
