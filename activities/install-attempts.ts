@@ -5,6 +5,8 @@ import { recordRepeatedEvent } from './events.js';
 import { newestFailedPod, podLogTail } from './failed-pods.js';
 import { preflightPassed, reportPreflightFailed } from './preflight.js';
 import { releaseOf } from './release.js';
+import { unlockAbandonedRelease } from './release-unlock.js';
+import { refusedAsLocked } from '../src/release/unlock.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, StatusUpdate } from './types.js';
 
@@ -36,6 +38,8 @@ export async function reportFailedPods(
     return { exitCode: pod.exitCode };
   }
   const tail = pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name);
+  // helm refused because a helm that died left the release pending: unlock it, so the Job's next pod can run.
+  if (refusedAsLocked(tail)) await unlockAbandonedRelease(deps, target, job.jobName);
   const exit = pod?.exitCode === undefined ? 'no exit code' : `exit ${pod.exitCode}`;
   const limit = job.backoffLimit === undefined ? '' : ` of backOffLimit ${job.backoffLimit}`;
   const summary = `${job.jobName}: ${failedPods} failed pod${failedPods === 1 ? '' : 's'}${limit}, last ${exit}`;

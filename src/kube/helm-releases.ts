@@ -1,10 +1,12 @@
 /**
  * Reads helm's release records from the cluster (helm 4's storage drivers "secret", the default, and
- * "configmap"): list by label, decode the newest. Reading only: helmflow never writes a release record.
+ * "configmap"): list by label, decode the newest. The one write is unlockPendingRelease's.
  */
-import type { CoreV1Api, V1ConfigMap, V1Secret } from '@kubernetes/client-node';
-import { gunzipSync } from 'node:zlib';
+import type { CoreV1Api, V1ConfigMap, V1ObjectMeta, V1Secret } from '@kubernetes/client-node';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { isConflict } from './client.js';
 import { releaseSelector, type ReleaseRecord } from '../release/record.js';
+import { isPendingStatus, unlockedRecord } from '../release/unlock.js';
 
 export type ReleaseDriver = 'secret' | 'configmap';
 
@@ -13,6 +15,11 @@ export function decodeRelease(encoded: string): ReleaseRecord {
   const bytes = Buffer.from(encoded, 'base64');
   const gzipped = bytes.length > 3 && bytes[0] === 0x1f && bytes[1] === 0x8b && bytes[2] === 0x08;
   return JSON.parse((gzipped ? gunzipSync(bytes) : bytes).toString('utf8')) as ReleaseRecord;
+}
+
+/** The inverse of decodeRelease, as helm writes it: base64 of the gzipped JSON. */
+export function encodeRelease(record: ReleaseRecord): string {
+  return gzipSync(Buffer.from(JSON.stringify(record), 'utf8')).toString('base64');
 }
 
 interface Stored {
@@ -75,4 +82,45 @@ export async function latestReleaseLabels(
 ): Promise<{ revision: number; status: string } | undefined> {
   const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
   return newest === undefined ? undefined : { revision: newest.version, status: newest.status };
+}
+
+/**
+ * Marks the release's newest revision failed when it is pending (a helm that died mid-operation left it locked),
+ * as helm itself records a failed operation, so the next helm may run. Written with the record's resourceVersion:
+ * a record that moved meanwhile (a live helm) is left alone. Returns what was unlocked, or undefined.
+ */
+export async function unlockPendingRelease(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver,
+  jobName: string,
+): Promise<{ revision: number; was: string } | undefined> {
+  const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
+  const encoded = newest?.encoded();
+  if (newest === undefined || encoded === undefined || !isPendingStatus(newest.status)) return undefined;
+  const record = encodeRelease(unlockedRecord(decodeRelease(encoded), newest.status, jobName));
+  const kept = newest.object.metadata;
+  const name = kept?.name ?? '';
+  // The stored labels (helm's owner, name, version, …), with the new status; the resourceVersion guards the write.
+  const metadata: V1ObjectMeta = {
+    name,
+    namespace,
+    resourceVersion: kept?.resourceVersion,
+    labels: { ...kept?.labels, status: 'failed' },
+    annotations: kept?.annotations,
+  };
+  try {
+    if (driver === 'configmap') {
+      await core.replaceNamespacedConfigMap({ name, namespace, body: { metadata, data: { release: record } } });
+    } else {
+      const secret = newest.object as V1Secret;
+      const data = { ...secret.data, release: Buffer.from(record).toString('base64') };
+      await core.replaceNamespacedSecret({ name, namespace, body: { metadata, type: secret.type, data } });
+    }
+  } catch (err) {
+    if (isConflict(err)) return undefined;
+    throw err;
+  }
+  return { revision: newest.version, was: newest.status };
 }
