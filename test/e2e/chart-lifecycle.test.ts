@@ -12,16 +12,11 @@ import {
   readHelmChart,
   releaseRevisions,
 } from './support/helmcharts.js';
-import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { clients, freshNamespace, kubectl, eventsOf } from './support/kube.js';
 
 useHelmflow();
 
 const chart = buildChart({ name: 'lifecycle', values: { greeting: 'from the chart' } });
-
-async function events(namespace: string, name: string, reason: string) {
-  const list = await clients().core.listNamespacedEvent({ namespace });
-  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
-}
 
 describe('a HelmChart kept installed by its workflow (real helm on the embedded stack)', () => {
   it('installs, upgrades on a values change, and uninstalls on delete: its ServiceAccount, ClusterRoleBinding, Secret and ConfigMap existed, then are gone', async () => {
@@ -109,7 +104,7 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     const failed = await chartFailed(ns, 'broken');
     expect(failed.status?.conditions?.find((c) => c.type === 'Failed')?.reason).toBe('BackoffLimitExceeded');
     const [event] = await waitFor('HelmChartInstallFailed', async () => {
-      const found = await events(ns, 'broken', 'HelmChartInstallFailed');
+      const found = await eventsOf(ns, 'broken', 'HelmChartInstallFailed');
       return found.length > 0 ? found : undefined;
     });
     expect(event?.type).toBe('Warning');
@@ -130,7 +125,7 @@ describe('a HelmChart kept installed by its workflow (real helm on the embedded 
     apply(helmChart(ns, 'flaky', spec));
     await waitFor(
       'two failed attempts',
-      async () => ((await events(ns, 'flaky', 'HelmChartInstallFailed')).length >= 2 ? true : undefined),
+      async () => ((await eventsOf(ns, 'flaky', 'HelmChartInstallFailed')).length >= 2 ? true : undefined),
       { timeoutMs: 120_000 },
     );
     apply(helmChart(ns, 'flaky', { chartContent: chart.chartContent, backOffLimit: 0 }));

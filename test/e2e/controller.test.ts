@@ -12,7 +12,7 @@ import { buildChart, releaseValues } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { startController, startHelmflow, type RunningHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
-import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { clients, freshNamespace, kubectl, eventsOf } from './support/kube.js';
 import { chartWorkflowStatus, holdsFor, watchJobs } from './support/observe.js';
 
 /**
@@ -60,11 +60,6 @@ async function installedAtRevision(namespace: string, name: string, revision: nu
     { timeoutMs: 120_000, intervalMs: 500 },
   );
   return chartInstalled(namespace, name);
-}
-
-async function events(namespace: string, name: string, reason: string) {
-  const list = await clients().core.listNamespacedEvent({ namespace });
-  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
 }
 
 describe('the controller (real helm on the embedded stack)', () => {
@@ -183,7 +178,7 @@ describe('the controller (real helm on the embedded stack)', () => {
     expect(kubectl(['logs', '-n', ns, 'job/helm-install-strict', '-c', PREFLIGHT_CONTAINER]).stdout).toContain(
       'the HelmChartConfig says abort',
     );
-    expect(await events(ns, 'strict', 'HelmChartInstallFailed')).toHaveLength(1);
+    expect(await eventsOf(ns, 'strict', 'HelmChartInstallFailed')).toHaveLength(1);
     expect(status.attempt).toBe(1);
   });
 

@@ -7,7 +7,7 @@ import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart } from './support/helmcharts.js';
-import { clients, freshNamespace } from './support/kube.js';
+import { eventsOf, freshNamespace } from './support/kube.js';
 
 useHelmflow();
 
@@ -38,11 +38,6 @@ spec:
 `,
   },
 });
-
-async function events(namespace: string, name: string, reason: string) {
-  const list = await clients().core.listNamespacedEvent({ namespace });
-  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
-}
 
 function releaseStatuses(namespace: string, release: string): Record<number, string> {
   const result = helm(['history', release, '-n', namespace, '-o', 'json']);
@@ -82,7 +77,7 @@ describe('a release left pending by a helm that died', () => {
     const unlocked = await waitFor(
       `a ${RELEASE_UNLOCKED_EVENT} Event`,
       async () => {
-        const found = await events(ns, 'web', RELEASE_UNLOCKED_EVENT);
+        const found = await eventsOf(ns, 'web', RELEASE_UNLOCKED_EVENT);
         return found.length > 0 ? found : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 500 },
@@ -90,7 +85,7 @@ describe('a release left pending by a helm that died', () => {
     expect(unlocked[0]?.type).toBe('Warning');
     expect(unlocked[0]?.message).toContain('release web (revision 2) was pending-upgrade');
     // The lock was really met: a pod of the install Job was refused with helm's message.
-    const refusals = await events(ns, 'web', 'HelmChartInstallAttemptFailed');
+    const refusals = await eventsOf(ns, 'web', 'HelmChartInstallAttemptFailed');
     expect(refusals.map((e) => e.message ?? '').join('\n')).toContain(
       'another operation (install/upgrade/rollback) is in progress',
     );

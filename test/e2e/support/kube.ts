@@ -44,3 +44,9 @@ export async function freshNamespace(prefix: string): Promise<string> {
   await clients().core.createNamespace({ body: { metadata: { name } } });
   return name;
 }
+
+/** The Events of one object (by name) with one reason, in a namespace. */
+export async function eventsOf(namespace: string, name: string, reason: string) {
+  const list = await clients().core.listNamespacedEvent({ namespace });
+  return list.items.filter((e) => e.involvedObject.name === name && e.reason === reason);
+}
