@@ -14,7 +14,7 @@ import { settingsOf } from '../build/settings.js';
 import { latestReleaseLabels } from '../kube/helm-releases.js';
 import { secretText } from '../kube/secret-data.js';
 import { chartWorkflowId, type ChartRef, type DesiredState, type Tuning } from '../../workflows/contract.js';
-import { decide } from './desired-state.js';
+import { decide, ignoreReason } from './desired-state.js';
 import { addFinalizer } from './finalizer.js';
 import { releaseMoved } from './release-drift.js';
 import { chartInformers, type ChartInformers } from './informers.js';
@@ -153,6 +153,8 @@ export class ChartController {
           namespace: chart.metadata.namespace,
           name: chart.metadata.name,
         };
+        // Never signalled, so never remembered: a chart the controller ignores is not queued again and again.
+        if (ignoreReason(chart, this.config.group) !== undefined) continue;
         const key = keyOf(ref.namespace, ref.name);
         const delivered = this.delivered.get(key);
         if (stillDelivered(delivered, running.get(chartWorkflowId(ref)), listedAt, VISIBILITY_LAG_MS)) {

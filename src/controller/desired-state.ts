@@ -5,6 +5,7 @@ import {
   isSuspended,
   isUnmanaged,
   uninstallFinalizers,
+  type ApiGroup,
   type HelmChart,
   type HelmChartConfig,
   type SecretData,
@@ -22,6 +23,20 @@ export type ChartAction =
   | { kind: 'delete'; uid: string; keepRelease: boolean }
   | { kind: 'desired'; state: DesiredState; retryToken: string | undefined };
 
+/**
+ * Why the controller leaves a chart alone, or undefined when it does not: a chart being deleted without a
+ * finalizer helmflow releases, or a live chart annotated unmanaged. A resync skips these too: nothing is ever
+ * delivered to them, so without this every sweep would queue them again.
+ */
+export function ignoreReason(chart: HelmChart, group: ApiGroup): string | undefined {
+  const finalizers = chart.metadata.finalizers ?? [];
+  if (chart.metadata.deletionTimestamp !== undefined) {
+    // k3s's finalizer alone (a chart deleted after k3s stopped, before helmflow took it) is a promise to keep too.
+    return uninstallFinalizers(group).some((f) => finalizers.includes(f)) ? undefined : 'deleting, not ours';
+  }
+  return isUnmanaged(chart.metadata.annotations, group) ? 'annotated unmanaged' : undefined;
+}
+
 export function decide(
   chart: HelmChart,
   config: HelmChartConfig | undefined,
@@ -29,16 +44,13 @@ export function decide(
   build: BuildOptions,
 ): ChartAction {
   const group = build.group ?? DEFAULT_API_GROUP;
-  const finalizers = chart.metadata.finalizers ?? [];
-  const unmanaged = isUnmanaged(chart.metadata.annotations, group);
+  const why = ignoreReason(chart, group);
+  if (why !== undefined) return { kind: 'ignore', why };
   if (chart.metadata.deletionTimestamp !== undefined) {
-    // k3s's finalizer alone (a chart deleted after k3s stopped, before helmflow took it) is a promise to keep too.
-    if (!uninstallFinalizers(group).some((f) => finalizers.includes(f)))
-      return { kind: 'ignore', why: 'deleting, not ours' };
-    return { kind: 'delete', uid: chart.metadata.uid, keepRelease: unmanaged };
+    const keepRelease = isUnmanaged(chart.metadata.annotations, group);
+    return { kind: 'delete', uid: chart.metadata.uid, keepRelease };
   }
-  if (unmanaged) return { kind: 'ignore', why: 'annotated unmanaged' };
-  if (!finalizers.includes(UNINSTALL_FINALIZER)) return { kind: 'addFinalizer' };
+  if (!(chart.metadata.finalizers ?? []).includes(UNINSTALL_FINALIZER)) return { kind: 'addFinalizer' };
   return {
     kind: 'desired',
     state: {

@@ -8,7 +8,7 @@ import {
   type ApiGroup,
   type HelmChart,
 } from '../../src/api/index.js';
-import { decide } from '../../src/controller/desired-state.js';
+import { decide, ignoreReason } from '../../src/controller/desired-state.js';
 
 const chart = (
   annotations: Record<string, string>,
@@ -106,5 +106,28 @@ describe('decide, for a suspended chart', () => {
     // Only a suspended chart carries the flag, so the desired state of every other chart is what it was.
     expect('suspended' in action.state).toBe(suspended);
     if (suspended) expect(action.state.suspended).toBe(true);
+  });
+});
+
+describe('ignoreReason: the charts a resync does not queue (nothing is ever delivered to them)', () => {
+  it.each<[string, HelmChart, string | undefined]>([
+    ['a managed live chart', chart({}, false), undefined],
+    ['a live chart without the finalizer yet', chart({}, false, []), undefined],
+    ['an unmanaged live chart', chart({ [UNMANAGED_ANNOTATION]: 'true' }, false), 'annotated unmanaged'],
+    ['a deleting chart with helmflow’s finalizer', chart({}, true), undefined],
+    [
+      'a deleting unmanaged chart with the finalizer (released, no uninstall)',
+      chart({ [UNMANAGED_ANNOTATION]: 'true' }, true),
+      undefined,
+    ],
+    [
+      'a deleting chart without a finalizer helmflow releases',
+      chart({}, true, ['someone.else/finalizer']),
+      'deleting, not ours',
+    ],
+  ])('%s', (_what, subject, why) => {
+    expect(ignoreReason(subject, 'helm.k3sm.io')).toBe(why);
+    // The same answer decide gives.
+    expect(decide(subject, undefined, {}, {}).kind === 'ignore').toBe(why !== undefined);
   });
 });
