@@ -63,17 +63,15 @@ describe('helmflow on a bare Temporal', () => {
     const ns = await freshNamespace('bare');
     apply(helmChart(ns, 'bare', { chartContent: buildChart({ name: 'bare' }).chartContent }));
     await chartInstalled(ns, 'bare');
-    // The workflow ran in that namespace and is found by its search attributes, as the UI's filter would.
+    // The workflow ran in that namespace and is found by its search attributes, as the UI's filter would. Waited
+    // for: the chart's status says Installed a moment before the workflow upserts its phase, and visibility lags.
     const id = chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: 'bare' });
-    const found = temporal.cli([
-      'workflow',
-      'list',
-      '--namespace',
-      namespace,
-      '--query',
-      `HelmChartName = "bare" AND HelmChartNamespace = "${ns}" AND HelmChartPhase = "Installed"`,
-    ]);
-    expect(found).toContain(id);
+    const query = `HelmChartName = "bare" AND HelmChartNamespace = "${ns}" AND HelmChartPhase = "Installed"`;
+    await waitFor(
+      'the workflow listed by its search attributes',
+      () => temporal.cli(['workflow', 'list', '--namespace', namespace, '--query', query]).includes(id),
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
 
     expect(kubectl(['delete', 'helmcharts.helm.k3sm.io', 'bare', '-n', ns, '--wait=false']).status).toBe(0);
     await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'bare')) === undefined, {
