@@ -310,6 +310,8 @@ spec:
         'BOOTSTRAP',
         'FAILED',
         'JOB',
+        'REVISION',
+        'RELEASE',
         'AGE',
       ]);
       const row = (name: string): Record<string, string> => {
@@ -322,9 +324,18 @@ spec:
         );
       };
       expect(row('healthy')).toEqual(
-        expect.objectContaining({ TARGETNAMESPACE: printNs, FAILED: 'False', JOB: 'helm-install-healthy' }),
+        expect.objectContaining({
+          TARGETNAMESPACE: printNs,
+          FAILED: 'False',
+          JOB: 'helm-install-healthy',
+          REVISION: '1',
+          RELEASE: 'deployed',
+        }),
       );
-      expect(row('broken')).toEqual(expect.objectContaining({ FAILED: 'True', JOB: 'helm-install-broken' }));
+      // Its render fails in pre-flight: no release was ever stored.
+      expect(row('broken')).toEqual(
+        expect.objectContaining({ FAILED: 'True', JOB: 'helm-install-broken', REVISION: '', RELEASE: '' }),
+      );
       expect(row('refused')).toEqual(
         expect.objectContaining({
           CHART: 'oci://registry.example.com/charts/demo',
@@ -332,6 +343,8 @@ spec:
           BOOTSTRAP: 'true',
           FAILED: 'True',
           JOB: '',
+          REVISION: '',
+          RELEASE: '',
         }),
       );
     } finally {
