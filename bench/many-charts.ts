@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { freePort } from '../src/devstack/free-port.js';
+import { freePort } from '../src/lib/free-port.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');

@@ -22,7 +22,7 @@ import { stringify } from 'yaml';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
 import { namespaceLabelKey } from '../src/build/labels.js';
 import { toolPaths } from '../src/config/pins.js';
-import { freePort } from '../src/devstack/free-port.js';
+import { freePort } from '../src/lib/free-port.js';
 import { get } from '../src/lib/http.js';
 import { readPid } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPaths } from '../../src/config/pins.js';
 import { waitFor } from '../../src/lib/wait.js';
-import { freePort } from '../../src/devstack/free-port.js';
+import { freePort } from '../../src/lib/free-port.js';
 
 export interface DevServer {
   readonly pid: number;

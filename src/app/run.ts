@@ -8,6 +8,7 @@ import {
   recordWatchEvent,
   setLeader,
 } from '../observability/metrics.js';
+import { freePort } from '../lib/free-port.js';
 import { installWorkerRuntime, withWorkerMetrics } from '../observability/worker-metrics.js';
 import { runController } from './controller-process.js';
 import type { Settings } from './settings.js';
@@ -36,8 +37,10 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   const withController = role !== 'worker';
   const withWorker = role !== 'controller';
   let health: HealthServer | undefined;
+  // The worker core serves its metrics on a loopback port of its own, chosen free (a fixed neighbour of the HTTP
+  // port may be taken, and the core cannot start then); /metrics serves them with helmflow's own.
   const coreMetrics = withWorker
-    ? installWorkerRuntime(log, settings.httpPort > 0 ? settings.httpPort + 1 : undefined)
+    ? installWorkerRuntime(log, settings.httpPort > 0 ? await freePort() : undefined)
     : undefined;
   if (settings.httpPort > 0) {
     let registry = metrics().registry;

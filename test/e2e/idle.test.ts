@@ -4,7 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { Settings } from '../../src/app/settings.js';
 import { get } from '../../src/lib/http.js';
-import { freePort } from '../../src/devstack/free-port.js';
+import { freePort } from '../../src/lib/free-port.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { chartWorkflowId, statusQuery } from '../../workflows/contract.js';
 import { buildChart } from './support/charts.js';

@@ -1,5 +1,5 @@
 import type { HelmChart, HelmChartCondition } from '../../src/api/index.js';
-import { freePort } from '../../src/devstack/free-port.js';
+import { freePort } from '../../src/lib/free-port.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { startChartRepo, type ChartRepo } from './support/chart-repo.js';
 import { buildChart, releaseValues } from './support/charts.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { toolPaths } from '../../../src/config/pins.js';
-import { freePort } from '../../../src/devstack/free-port.js';
+import { freePort } from '../../../src/lib/free-port.js';
 import { waitFor } from '../../../src/lib/wait.js';
 
 export interface BareTemporal {

@@ -6,7 +6,7 @@ import { repoRoot } from '../../../src/config/pins.js';
 import { serviceAccountKubeConfig } from '../../../src/kube/service-account.js';
 import { kubeConfig } from './kube.js';
 import { testLayout } from './stack.js';
-import { freePort } from '../../../src/devstack/free-port.js';
+import { freePort } from '../../../src/lib/free-port.js';
 import { helmflowCommand } from './helmflow-process.js';
 
 export interface ControllerProcess {

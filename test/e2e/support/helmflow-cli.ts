@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { repoRoot } from '../../../src/config/pins.js';
-import { freePort } from '../../../src/devstack/free-port.js';
+import { freePort } from '../../../src/lib/free-port.js';
 import { get } from '../../../src/lib/http.js';
 import { waitFor } from '../../../src/lib/wait.js';
 import { helmflowCommand } from './helmflow-process.js';
