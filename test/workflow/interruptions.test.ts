@@ -1,5 +1,5 @@
 import { deleteSignal, desiredStateSignal, statusQuery } from '../../workflows/contract.js';
-import { Deferred, FakeCluster, never } from './support/fake-activities.js';
+import { Deferred, FakeCluster, never, UNINSTALL_CALLS } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
@@ -129,14 +129,7 @@ describe('a delete while an install runs', () => {
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
       expect(cluster.waits[0]?.ended).toBe('cancelled');
-      expect(cluster.callsSince(before)).toEqual([
-        'deleteJob',
-        'startDeleteJob',
-        'setStatus',
-        'awaitJob',
-        'removeInstallObjects',
-        'releaseFinalizer',
-      ]);
+      expect(cluster.callsSince(before)).toEqual(UNINSTALL_CALLS);
       expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
       expect(cluster.releasedUids).toEqual(['uid-1']);
       expect(cluster.events).toEqual([]);
@@ -164,16 +157,7 @@ describe('a delete while an install runs', () => {
         creating.resolve();
       }
       expect(await handle.result()).toBe('deleted');
-      expect(cluster.calls).toEqual([
-        'prepareInstall',
-        '(Job created)',
-        'deleteJob',
-        'startDeleteJob',
-        'setStatus',
-        'awaitJob',
-        'removeInstallObjects',
-        'releaseFinalizer',
-      ]);
+      expect(cluster.calls).toEqual(['prepareInstall', '(Job created)', ...UNINSTALL_CALLS]);
       expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
     });
   });

@@ -1,5 +1,5 @@
 import { deleteSignal } from '../../workflows/contract.js';
-import { FakeCluster, never } from './support/fake-activities.js';
+import { FakeCluster, never, UNINSTALL_CALLS } from './support/fake-activities.js';
 import { useTemporal } from './support/use-temporal.js';
 import {
   desired,
@@ -25,14 +25,7 @@ describe('deleting a chart', () => {
       const before = cluster.calls.length;
       await handle.signal(deleteSignal, { uid: 'uid-1' });
       expect(await handle.result()).toBe('deleted');
-      expect(cluster.callsSince(before)).toEqual([
-        'deleteJob',
-        'startDeleteJob',
-        'setStatus',
-        'awaitJob',
-        'removeInstallObjects',
-        'releaseFinalizer',
-      ]);
+      expect(cluster.callsSince(before)).toEqual(UNINSTALL_CALLS);
       expect(cluster.statuses.at(-1)).toMatchObject({ phase: 'Deleting', jobName: `helm-delete-${chart.name}` });
       expect(cluster.events).toEqual([]);
     });

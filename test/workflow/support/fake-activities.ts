@@ -25,6 +25,19 @@ export class Deferred<T> {
 /** An outcome that never comes: the wait ends only when Temporal cancels the activity (or its worker stops). */
 export const never = (): Promise<JobOutcome> => new Promise<JobOutcome>(() => undefined);
 
+/**
+ * The calls of a plain uninstall, in order: stop the install Job, create and await the delete Job (with its
+ * status write), clean up, release the finalizer.
+ */
+export const UNINSTALL_CALLS = [
+  'deleteJob',
+  'startDeleteJob',
+  'setStatus',
+  'awaitJob',
+  'removeInstallObjects',
+  'releaseFinalizer',
+];
+
 /** One call of awaitJob as the fake saw it. */
 export interface AwaitRecord {
   jobUid: string;
