@@ -47,6 +47,15 @@ async function stored(core: CoreV1Api, namespace: string, release: string, drive
   );
 }
 
+async function storedNewestFirst(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver,
+): Promise<Stored[]> {
+  return (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
+}
+
 /** Every stored revision of a release, newest first; [] when it was never installed (or is uninstalled). */
 export async function releaseHistory(
   core: CoreV1Api,
@@ -54,7 +63,7 @@ export async function releaseHistory(
   release: string,
   driver: ReleaseDriver = 'secret',
 ): Promise<ReleaseRecord[]> {
-  const all = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
+  const all = await storedNewestFirst(core, namespace, release, driver);
   return all.flatMap((s) => {
     const encoded = s.encoded();
     return encoded === undefined ? [] : [decodeRelease(encoded)];
@@ -68,7 +77,7 @@ export async function latestRelease(
   release: string,
   driver: ReleaseDriver = 'secret',
 ): Promise<ReleaseRecord | undefined> {
-  const all = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
+  const all = await storedNewestFirst(core, namespace, release, driver);
   const newest = all[0]?.encoded();
   return newest === undefined ? undefined : decodeRelease(newest);
 }
@@ -80,7 +89,7 @@ export async function latestReleaseLabels(
   release: string,
   driver: ReleaseDriver = 'secret',
 ): Promise<{ revision: number; status: string } | undefined> {
-  const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
+  const newest = (await storedNewestFirst(core, namespace, release, driver))[0];
   return newest === undefined ? undefined : { revision: newest.version, status: newest.status };
 }
 
@@ -96,7 +105,7 @@ export async function unlockPendingRelease(
   driver: ReleaseDriver,
   jobName: string,
 ): Promise<{ revision: number; was: string } | undefined> {
-  const newest = (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version)[0];
+  const newest = (await storedNewestFirst(core, namespace, release, driver))[0];
   const encoded = newest?.encoded();
   if (newest === undefined || encoded === undefined || !isPendingStatus(newest.status)) return undefined;
   const record = encodeRelease(unlockedRecord(decodeRelease(encoded), newest.status, jobName));
