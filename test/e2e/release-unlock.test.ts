@@ -84,10 +84,16 @@ describe('a release left pending by a helm that died', () => {
     );
     expect(unlocked[0]?.type).toBe('Warning');
     expect(unlocked[0]?.message).toContain('release web (revision 2) was pending-upgrade');
-    // The lock was really met: a pod of the install Job was refused with helm's message.
-    const refusals = await eventsOf(ns, 'web', 'HelmChartInstallAttemptFailed');
-    expect(refusals.map((e) => e.message ?? '').join('\n')).toContain(
-      'another operation (install/upgrade/rollback) is in progress',
+    // The lock was really met: a pod of the install Job was refused with helm's message (its Warning is written by
+    // the same report, just after the unlock, so it is waited for).
+    await waitFor(
+      "the install Job's refusal in a HelmChartInstallAttemptFailed Event",
+      async () =>
+        (await eventsOf(ns, 'web', 'HelmChartInstallAttemptFailed'))
+          .map((e) => e.message ?? '')
+          .join('\n')
+          .includes('another operation (install/upgrade/rollback) is in progress'),
+      { timeoutMs: 30_000, intervalMs: 500 },
     );
 
     await waitFor(
