@@ -27,7 +27,9 @@ import {
   type DesiredState,
   type Tuning,
 } from './contract.js';
+import { reportDependencies } from './dependencies.js';
 import {
+  dependenciesToReport,
   holdAfterFailure,
   initialState,
   isStaleDesired,
@@ -115,8 +117,9 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   async function install(): Promise<void> {
     for (;;) {
       const desired = s.desired;
-      // A suspend that arrived during a backoff stops the loop; runs recorded before suspend never carry one.
-      if (desired === undefined || desired.suspended === true) return;
+      // A suspend or a dependency hold that arrived during a backoff stops the loop; runs recorded before either
+      // existed never carry one.
+      if (desired === undefined || desired.suspended === true || desired.dependencies !== undefined) return;
       s.attempt += 1;
       setPhase('Installing');
       const result = await interruptible(desired.digest, () => attempt(c, s));
@@ -238,6 +241,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
           s.retryRequest !== undefined ||
           wantsInstall(s) ||
           suspensionToReport(s) !== undefined ||
+          dependenciesToReport(s) !== undefined ||
           s.releaseStale === true ||
           workflowInfo().continueAsNewSuggested,
       );
@@ -252,6 +256,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       }
       const suspension = suspensionToReport(s);
       if (suspension !== undefined) await reportSuspension(c, s, suspension);
+      const dependencies = dependenciesToReport(s);
+      if (dependencies !== undefined) await reportDependencies(c, s, dependencies);
       if (s.retryRequest !== undefined) await acceptRetry();
       else if (s.phase === 'Paused' && !s.paused) await unpausedBySpec();
       if (wantsInstall(s)) await install();

@@ -5,7 +5,7 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApiGroup, FailurePolicy } from '../src/api/index.js';
+import type { ApiGroup, DependencyHoldReason, FailurePolicy } from '../src/api/index.js';
 import { searchAttributes } from '../src/config/search-attributes.js';
 
 export const DEFAULT_TASK_QUEUE = 'helmflow-charts';
@@ -37,6 +37,17 @@ export interface DesiredState {
   term?: number;
   /** The chart is annotated suspended: no install runs until this is gone. Absent when not suspended. */
   suspended?: true;
+  /**
+   * What its depends-on annotation holds the chart's installs back for (src/controller/dependencies.ts): no install
+   * starts while this is set. Absent when nothing does.
+   */
+  dependencies?: DependencyHold;
+}
+
+/** Why a chart's installs wait for, or are refused by, its dependencies; the message names the charts. */
+export interface DependencyHold {
+  reason: DependencyHoldReason;
+  message: string;
 }
 
 export interface DeleteRequest {

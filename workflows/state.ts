@@ -1,4 +1,4 @@
-import type { ChartRef, ChartStatus, DesiredState, Phase, RetryRequest, Tuning } from './contract.js';
+import type { ChartRef, ChartStatus, DependencyHold, DesiredState, Phase, RetryRequest, Tuning } from './contract.js';
 
 /** Everything the workflow knows, carried whole across continue-as-new (so pending signals are never lost). */
 export interface ChartState {
@@ -34,6 +34,8 @@ export interface ChartState {
   releaseStale?: boolean;
   /** Whether the chart's status says it is suspended (so a change of the annotation is reported once). */
   suspendReported?: boolean;
+  /** What the chart's status last said holds it back for its dependencies (absent: nothing, or never said). */
+  dependenciesReported?: DependencyHold;
 }
 
 export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
@@ -59,7 +61,8 @@ export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
 /** Whether an install should run now. Pure: the workflow's main loop waits on it. */
 export function wantsInstall(s: ChartState): boolean {
   const d = s.desired;
-  if (d === undefined || s.paused || s.deleteRequested || d.suspended === true) return false;
+  if (d === undefined || s.paused || s.deleteRequested || d.suspended === true || d.dependencies !== undefined)
+    return false;
   if (s.halted !== undefined) {
     const same = s.halted.until === 'generation' ? d.generation === s.halted.generation : d.digest === s.halted.digest;
     if (same) return false;
@@ -112,6 +115,21 @@ export function suspensionToReport(
   const suspended = s.desired?.suspended === true;
   if (suspended === (s.suspendReported === true)) return undefined;
   return suspended ? 'suspended' : 'resumed';
+}
+
+/**
+ * Whether what holds the chart back for its dependencies changed since its status last said so: a new hold (or
+ * the same reason with other charts named), or `ready` once a hold it reported is gone. Pure: the main loop waits
+ * on it.
+ */
+export function dependenciesToReport(
+  s: Pick<ChartState, 'desired' | 'dependenciesReported'>,
+): DependencyHold | 'ready' | undefined {
+  const current = s.desired?.dependencies;
+  const reported = s.dependenciesReported;
+  if (current === undefined) return reported === undefined ? undefined : 'ready';
+  const same = reported !== undefined && reported.reason === current.reason && reported.message === current.message;
+  return same ? undefined : current;
 }
 
 /** The phase a chart shows once its suspension ends, before anything else runs. */

@@ -14,3 +14,4 @@ export * from './finalizer.js';
 export * from './k3s.js';
 export * from './preflight.js';
 export * from './crd-drift.js';
+export * from './depends-on.js';

@@ -94,3 +94,17 @@ export const CrdsCurrentCondition = {
   stale: 'CRDsStale',
   applied: 'CRDsApplied',
 } as const;
+
+/**
+ * `DependenciesReady`: are the charts named by the chart's `helm.k3sm.io/depends-on` installed? False while they
+ * are not (its installs wait), or, refused until the annotations change, when they form a cycle or an entry is not
+ * a chart reference. Written only for charts that have, or had, the annotation.
+ */
+export const DependenciesReadyCondition = {
+  type: 'DependenciesReady',
+  ready: 'DependenciesInstalled',
+  notReady: 'DependenciesNotReady',
+  cycle: 'DependencyCycle',
+  invalid: 'InvalidDependsOn',
+} as const;
+export type DependencyHoldReason = (typeof DependenciesReadyCondition)['notReady' | 'cycle' | 'invalid'];

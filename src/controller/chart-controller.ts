@@ -2,6 +2,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import {
+  chartKeyText,
   isUnmanaged,
   valuesSecretNames,
   type ApiGroup,
@@ -15,6 +16,8 @@ import { latestReleaseLabels } from '../kube/helm-releases.js';
 import { secretText } from '../kube/secret-data.js';
 import { chartWorkflowId, type ChartRef, type DesiredState, type Tuning } from '../../workflows/contract.js';
 import { decide, ignoreReason } from './desired-state.js';
+import { dependencyKeys } from './dependencies.js';
+import { Dependents } from './dependents.js';
 import { addFinalizer } from './finalizer.js';
 import { releaseMoved } from './release-drift.js';
 import { chartInformers, type ChartInformers } from './informers.js';
@@ -66,6 +69,7 @@ export class ChartController {
   private readonly queue: WorkQueue;
   private readonly signals: ChartSignals;
   private readonly delivered = new Map<string, Delivered>();
+  private readonly dependents = new Dependents();
   private sweeping = false;
   /** Charts whose stored release is compared with their status when next reconciled (first sight, or a sweep). */
   private readonly releaseDue = new Set<string>();
@@ -94,9 +98,16 @@ export class ChartController {
     // What the initial list reports is the controller catching up, not someone's change: it waits behind changes.
     let listed = false;
     const urgency = (): Urgency => (listed ? 'change' : 'resync');
+    // A chart others depend on: its change (status, annotations, deletion) may end or start their wait.
+    const dependentsOf = (chart: HelmChart, deleted = false) => {
+      const key = keyOf(chart.metadata.namespace, chart.metadata.name);
+      this.dependents.set(key, deleted ? [] : dependencyKeys(chart).map(chartKeyText));
+      for (const dependent of this.dependents.of(key)) this.queue.add(dependent, urgency());
+    };
     const chartChanged = (chart: HelmChart) => {
       this.config.onWatchEvent?.('helmchart');
       this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name), urgency());
+      dependentsOf(chart);
     };
     charts.on('add', (chart) => {
       // First sight (the initial list included): its stored release is compared once reconciled.
@@ -108,6 +119,7 @@ export class ChartController {
       this.config.onWatchEvent?.('helmchart');
       this.delivered.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
       this.releaseDue.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
+      dependentsOf(chart, true);
     });
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
@@ -235,7 +247,13 @@ export class ChartController {
     if (chart === undefined) return;
     const ref: ChartRef = { group: this.config.group, namespace, name };
     const config = this.configOf(chart);
-    const action = decide(chart, config, this.secretData(chart), { ...this.config.build, group: this.config.group });
+    const action = decide(
+      chart,
+      config,
+      this.secretData(chart),
+      { ...this.config.build, group: this.config.group },
+      (dependency) => this.informers.charts.get(dependency.name, dependency.namespace),
+    );
     switch (action.kind) {
       case 'ignore':
         return;

@@ -14,6 +14,7 @@ import { desiredDigest } from '../build/digest.js';
 import type { BuildOptions } from '../build/options.js';
 import { settingsOf } from '../build/settings.js';
 import type { DesiredState } from '../../workflows/contract.js';
+import { dependencyHold, type ChartLookup } from './dependencies.js';
 
 /** What the controller should do about one HelmChart. Pure: decided from the watched objects alone. */
 export type ChartAction =
@@ -37,11 +38,13 @@ export function ignoreReason(chart: HelmChart, group: ApiGroup): string | undefi
   return isUnmanaged(chart.metadata.annotations, group) ? 'annotated unmanaged' : undefined;
 }
 
+/** `charts`: the other HelmCharts as the controller sees them, for the chart's depends-on (dependencies.ts). */
 export function decide(
   chart: HelmChart,
   config: HelmChartConfig | undefined,
   secrets: SecretData,
   build: BuildOptions,
+  charts: ChartLookup = () => undefined,
 ): ChartAction {
   const group = build.group ?? DEFAULT_API_GROUP;
   const why = ignoreReason(chart, group);
@@ -51,6 +54,7 @@ export function decide(
     return { kind: 'delete', uid: chart.metadata.uid, keepRelease };
   }
   if (!(chart.metadata.finalizers ?? []).includes(UNINSTALL_FINALIZER)) return { kind: 'addFinalizer' };
+  const dependencies = dependencyHold(chart, charts);
   return {
     kind: 'desired',
     state: {
@@ -59,6 +63,7 @@ export function decide(
       digest: desiredDigest(chart, config, secrets, build),
       failurePolicy: settingsOf(chart, config).failurePolicy,
       ...(isSuspended(chart.metadata.annotations) ? { suspended: true as const } : {}),
+      ...(dependencies === undefined ? {} : { dependencies }),
     },
     retryToken: chart.metadata.annotations?.[RETRY_ANNOTATION],
   };

@@ -1,6 +1,7 @@
 import type { ChartRef, DesiredState } from '../../workflows/contract.js';
 import { defaultTuning } from '../../workflows/contract.js';
 import {
+  dependenciesToReport,
   holdAfterFailure,
   initialState,
   isStaleDesired,
@@ -21,6 +22,8 @@ const desired = (digest: string, generation = 1): DesiredState => ({
   failurePolicy: 'reinstall',
 });
 const state = (patch: Partial<ChartState> = {}): ChartState => ({ ...initialState(ref, defaultTuning), ...patch });
+const waiting = { reason: 'DependenciesNotReady', message: 'waiting for db/postgres to be installed' } as const;
+const cycle = { reason: 'DependencyCycle', message: 'a → b → a' } as const;
 
 describe('initialState', () => {
   it('starts Pending with nothing desired, installed or requested', () => {
@@ -53,6 +56,12 @@ describe('wantsInstall', () => {
     ['paused', { desired: desired('d1'), paused: true }, false],
     ['being deleted', { desired: desired('d1'), deleteRequested: true }, false],
     ['suspended, with a digest not installed', { desired: { ...desired('d2'), suspended: true } }, false],
+    [
+      'held by its dependencies, with a digest not installed',
+      { desired: { ...desired('d2'), dependencies: waiting } },
+      false,
+    ],
+    ['held by a dependency cycle', { desired: { ...desired('d2'), dependencies: cycle } }, false],
     [
       'suspended, after a retry cleared the installed digest',
       { desired: { ...desired('d1'), suspended: true }, installedDigest: undefined },
@@ -176,6 +185,35 @@ describe('suspensionToReport', () => {
     ['nothing desired', {}, undefined],
   ])('%s → %s', (_what, patch, expected) => {
     expect(suspensionToReport(state(patch))).toBe(expected);
+  });
+});
+
+describe('dependenciesToReport', () => {
+  it.each<[string, Partial<ChartState>, ReturnType<typeof dependenciesToReport>]>([
+    ['no dependencies, ever', { desired: desired('d1') }, undefined],
+    ['nothing desired', {}, undefined],
+    ['a new wait', { desired: { ...desired('d1'), dependencies: waiting } }, waiting],
+    [
+      'the same wait, already said',
+      { desired: { ...desired('d1'), dependencies: waiting }, dependenciesReported: waiting },
+      undefined,
+    ],
+    [
+      'the wait names other charts now',
+      {
+        desired: { ...desired('d1'), dependencies: { ...waiting, message: 'waiting for db/redis to be installed' } },
+        dependenciesReported: waiting,
+      },
+      { ...waiting, message: 'waiting for db/redis to be installed' },
+    ],
+    [
+      'a wait that became a cycle',
+      { desired: { ...desired('d1'), dependencies: cycle }, dependenciesReported: waiting },
+      cycle,
+    ],
+    ['a wait that ended', { desired: desired('d1'), dependenciesReported: waiting }, 'ready'],
+  ])('%s', (_what, patch, expected) => {
+    expect(dependenciesToReport(state(patch))).toEqual(expected);
   });
 });
 

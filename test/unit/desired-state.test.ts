@@ -1,4 +1,5 @@
 import {
+  DEPENDS_ON_ANNOTATION,
   K3S_FINALIZER,
   K3S_UNMANAGED_ANNOTATION,
   SUSPEND_ANNOTATION,
@@ -129,5 +130,30 @@ describe('ignoreReason: the charts a resync does not queue (nothing is ever deli
     expect(ignoreReason(subject, 'helm.k3sm.io')).toBe(why);
     // The same answer decide gives.
     expect(decide(subject, undefined, {}, {}).kind === 'ignore').toBe(why !== undefined);
+  });
+});
+
+describe('decide, for a chart with depends-on', () => {
+  it('carries what holds it back, and nothing once its dependencies are installed', () => {
+    const subject = chart({ [DEPENDS_ON_ANNOTATION]: 'db/postgres' }, false);
+    const dependency = {
+      ...chart({}, false),
+      metadata: { ...chart({}, false).metadata, namespace: 'db', name: 'postgres' },
+    };
+    const lookup = (installed: boolean) => () => ({
+      ...dependency,
+      status: installed ? { phase: 'Installed', observedGeneration: 1 } : { phase: 'Installing' },
+    });
+    const waiting = decide(subject, undefined, {}, {}, lookup(false));
+    expect(waiting).toMatchObject({
+      kind: 'desired',
+      state: { dependencies: { reason: 'DependenciesNotReady', message: 'waiting for db/postgres to be installed' } },
+    });
+    const ready = decide(subject, undefined, {}, {}, lookup(true));
+    expect(ready.kind === 'desired' && ready.state).not.toHaveProperty('dependencies');
+    // Waiting changes what is sent, never what is installed.
+    expect(ready.kind === 'desired' && waiting.kind === 'desired' && ready.state.digest).toBe(
+      waiting.kind === 'desired' && waiting.state.digest,
+    );
   });
 });

@@ -62,6 +62,21 @@ export async function chartWorkflowStatus(settings: Settings, namespace: string,
   }
 }
 
+/** What the Temporal UI shows as a chart workflow's current details (the SDK's built-in metadata query). */
+export async function chartWorkflowDetails(settings: Settings, namespace: string, name: string): Promise<string> {
+  const connection = await Connection.connect({ address: settings.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: settings.temporalNamespace });
+    const id = chartWorkflowId({ group: settings.group, namespace, name });
+    const metadata = await client.workflow
+      .getHandle(id)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    return metadata.currentDetails ?? '';
+  } finally {
+    await connection.close();
+  }
+}
+
 /**
  * Checks that `holds` stays true for `ms`, looking every `intervalMs`: an observation window for a claim that
  * something does NOT happen, not a synchronisation. Fails at the first look where it no longer holds.

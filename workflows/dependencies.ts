@@ -1,0 +1,54 @@
+/**
+ * A chart whose depends-on annotation holds it back (the controller passes the hold in the desired state): no
+ * install starts while it holds. This module only reports each change on the chart, once, and in the Temporal
+ * UI's current details while it holds.
+ */
+import { setCurrentDetails } from '@temporalio/workflow';
+import { DependenciesReadyCondition } from '../src/api/reasons.js';
+import type { DependencyHold } from './contract.js';
+import { phaseAfterResume, type ChartState } from './state.js';
+import type { ChartSteps } from './steps.js';
+
+const eventReason: Record<DependencyHold['reason'], string> = {
+  DependenciesNotReady: 'HelmChartWaitingForDependencies',
+  DependencyCycle: 'HelmChartDependencyCycle',
+  InvalidDependsOn: 'HelmChartInvalidDependsOn',
+};
+
+export async function reportDependencies(
+  c: ChartSteps,
+  s: ChartState,
+  change: DependencyHold | 'ready',
+): Promise<void> {
+  const previous = s.dependenciesReported;
+  s.dependenciesReported = change === 'ready' ? undefined : change;
+  const refused = change !== 'ready' && change.reason !== DependenciesReadyCondition.notReady;
+  // A refusal is the chart's last failure until the annotations change; a wait is not a failure.
+  const digest = s.desired?.digest;
+  if (refused && digest !== undefined) s.lastFailure = { reason: change.reason, digest };
+  else if (previous !== undefined && s.lastFailure?.reason === previous.reason) s.lastFailure = undefined;
+  setCurrentDetails(change === 'ready' ? '' : `${c.where}: ${change.message}`);
+  const phase = s.suspendReported === true ? 'Suspended' : phaseAfterResume(s);
+  c.setPhase(phase);
+  if (s.uid === undefined) return;
+  const condition =
+    change === 'ready'
+      ? {
+          type: DependenciesReadyCondition.type,
+          status: 'True' as const,
+          reason: DependenciesReadyCondition.ready,
+          message: 'every chart named by helm.k3sm.io/depends-on is installed',
+        }
+      : {
+          type: DependenciesReadyCondition.type,
+          status: 'False' as const,
+          reason: change.reason,
+          message: change.message,
+        };
+  await c.setStatus(c.target(), { phase, conditions: [condition] });
+  await c.recordEvent(c.target(), {
+    type: refused ? 'Warning' : 'Normal',
+    reason: change === 'ready' ? 'HelmChartDependenciesReady' : eventReason[change.reason],
+    message: condition.message,
+  });
+}
