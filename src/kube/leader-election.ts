@@ -44,7 +44,7 @@ export interface LeaderElectionOptions {
   identity?: string;
   /** How long others wait, from the last renewal they saw, before taking over. Default 15. */
   leaseDurationSeconds?: number;
-  /** How often the leader renews. Default 5000. */
+  /** How often the leader renews, counted from the start of the last renewal. Default 2000, as client-go. */
   renewIntervalMs?: number;
   /** The leader steps down when no renewal succeeded for this long; below the lease duration. Default 10000. */
   renewDeadlineMs?: number;
@@ -117,7 +117,7 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
     this.namespace = options.namespace ?? DEFAULT_LEASE_NAMESPACE;
     this.name = options.name ?? DEFAULT_LEASE_NAME;
     this.leaseDurationSeconds = options.leaseDurationSeconds ?? 15;
-    this.renewIntervalMs = options.renewIntervalMs ?? 5_000;
+    this.renewIntervalMs = options.renewIntervalMs ?? 2_000;
     this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
     this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
     this.log = options.logger?.child({ lease: `${this.namespace}/${this.name}`, identity: this.identity });
@@ -199,7 +199,10 @@ export class LeaderElector extends EventEmitter<LeaderElectorEvents> {
           this.stepDown(`no renewal succeeded within ${this.renewDeadlineMs} ms`);
         }
       }
-      const wait = this.leading && attempt.leading ? this.renewIntervalMs : this.retryPeriodMs;
+      // A renewal's cadence counts from when its call started: a slow call (a loaded apiserver) must not push the
+      // next one towards the deadline, which would leave it too little time to answer (client-go renews the same way).
+      const wait =
+        this.leading && attempt.leading ? startedAt + this.renewIntervalMs - this.clock.now() : this.retryPeriodMs;
       // A failing leader wakes up by its deadline at the latest, to step down then.
       const untilDeadline = this.leading ? this.lastRenewal + this.renewDeadlineMs - this.clock.now() : wait;
       await this.clock.sleep(Math.max(0, Math.min(wait, untilDeadline)), stop);

@@ -62,7 +62,7 @@ describe('two controllers', () => {
   });
 
   it('a leader whose apiserver connection goes silent (half-open) stops acting by its renew deadline; the other takes over', async () => {
-    // The controller's defaults (lease-election.ts): renew every 5 s, step down 10 s after the last renewal,
+    // The controller's defaults (leader-election.ts): renew every 2 s, step down 10 s after the last renewal,
     // others take over 15 s after the last renewal they saw.
     const renewDeadlineMs = 10_000;
     const settings = helmflowSettings();

@@ -58,10 +58,14 @@ class FakeClock implements Clock {
   }
 }
 
-/** One Lease in memory, with the apiserver's resourceVersion check; `hang` makes every call wait for its abort. */
+/**
+ * One Lease in memory, with the apiserver's resourceVersion check; `hang` makes every call wait for its abort,
+ * `slow` makes every call answer after that many ms of the clock (a loaded apiserver).
+ */
 class FakeLeases implements LeaseClient {
   lease: V1Lease | undefined;
   hang = false;
+  slow: { clock: Clock; ms: number } | undefined;
   calls = 0;
   hungCallsAborted = 0;
   private version = 0;
@@ -106,6 +110,13 @@ class FakeLeases implements LeaseClient {
 
   private answer<T>(signal: AbortSignal, value: () => T): Promise<T> {
     this.calls += 1;
+    const { slow } = this;
+    if (slow !== undefined && !this.hang) {
+      return slow.clock.sleep(slow.ms, signal).then(() => {
+        if (signal.aborted) throw new Error('aborted');
+        return value();
+      });
+    }
     if (!this.hang) {
       try {
         return Promise.resolve(value());
@@ -127,7 +138,7 @@ class FakeLeases implements LeaseClient {
   }
 }
 
-// The defaults: 15 s lease, renew every 5 s, step down 10 s after the last renewal, retry every 2 s.
+// The defaults: 15 s lease, renew every 2 s, step down 10 s after the last renewal, retry every 2 s.
 function elector(leases: FakeLeases, clock: FakeClock, identity = 'a') {
   const record = { started: 0, stopped: 0, leadership: undefined as AbortSignal | undefined };
   const e = new LeaderElector({ leaseClient: leases, clock, identity });
@@ -153,12 +164,12 @@ describe('LeaderElector with hung Lease calls', () => {
     await clock.advanceTo(5_000);
     expect(leases.lease?.spec?.holderIdentity).toBe('a');
 
-    // The last renewal started at 5 s; from 10 s on, every call hangs.
+    // The last renewal started at 4 s (one every 2 s); from 6 s on, every call hangs.
     leases.hang = true;
-    await clock.advanceTo(14_999);
+    await clock.advanceTo(13_999);
     expect(e.isLeader).toBe(true);
     expect(leases.hungCallsAborted).toBe(0);
-    await clock.advanceTo(15_000);
+    await clock.advanceTo(14_000);
     expect(e.isLeader).toBe(false);
     expect(leases.hungCallsAborted).toBe(1);
     expect(record.leadership?.aborted).toBe(true);
@@ -166,6 +177,26 @@ describe('LeaderElector with hung Lease calls', () => {
     expect(e.term).toBeUndefined();
     void e.stop();
     await clock.advanceTo(30_000);
+  });
+
+  it('a leader whose calls are slow but answer keeps leading: each renewal is timed from the start of the last', async () => {
+    const clock = new FakeClock();
+    const leases = new FakeLeases();
+    const { e, record } = elector(leases, clock);
+    e.start();
+    await clock.advanceTo(0);
+    expect(e.isLeader).toBe(true);
+    // Every call now takes 2 s (read and patch: 4 s a renewal), within the 10 s deadline but longer than a renew
+    // interval. Timed from the end of each call plus the old 5 s interval, the next renewal would start 9 s after
+    // the last one started, with 1 s left: a step-down, as the 100-chart bench saw under load.
+    leases.slow = { clock, ms: 2_000 };
+    await clock.advanceTo(120_000);
+    expect(e.isLeader).toBe(true);
+    expect(record.stopped).toBe(0);
+    expect(leases.hungCallsAborted).toBe(0);
+    void e.stop();
+    leases.slow = undefined;
+    await clock.advanceTo(130_000);
   });
 
   it('a candidate is bounded too, and after stepping down campaigns again: follows the new holder, leads once it expires', async () => {
