@@ -37,13 +37,15 @@ export async function reportFailedPods(
     await reportPreflightFailed(deps, target, job, failedPods, { ...pod, preflight: pod.preflight });
     return { exitCode: pod.exitCode };
   }
-  const tail = pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name);
+  const tail =
+    pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name, pod.container);
   // helm refused because a helm that died left the release pending: unlock it, so the Job's next pod can run.
   if (refusedAsLocked(tail)) await unlockAbandonedRelease(deps, target, job.jobName);
   const exit = pod?.exitCode === undefined ? 'no exit code' : `exit ${pod.exitCode}`;
   const limit = job.backoffLimit === undefined ? '' : ` of backOffLimit ${job.backoffLimit}`;
   const summary = `${job.jobName}: ${failedPods} failed pod${failedPods === 1 ? '' : 's'}${limit}, last ${exit}`;
-  const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}`;
+  const container = pod?.container === undefined ? '' : ` -c ${pod.container}`;
+  const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}${container}`;
   await setStatus(deps, target, {
     conditions: [
       // The install ran, so this pod's pre-flight passed (or was skipped).

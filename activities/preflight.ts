@@ -86,7 +86,7 @@ export function preflightModeOf(job: V1Job, group: ApiGroup): PreflightMode {
 }
 
 /**
- * Pre-flight's two conditions once a pod of the Job got to `helm upgrade`, written with the install's own report:
+ * Pre-flight's two conditions once a pod of the Job got past pre-flight's place, written with the install's report:
  * - it ran: both True, ending any earlier failure;
  * - it was skipped: both Unknown with `Skipped`, naming the annotation. Not True, since nothing answered pre-flight's
  *   questions (an install that failed may not even have fetched the chart); not left unwritten, since a False from
@@ -96,7 +96,7 @@ export function preflightModeOf(job: V1Job, group: ApiGroup): PreflightMode {
 export function preflightReport(jobName: string, mode: PreflightMode, group: ApiGroup): ConditionUpdate[] {
   if (mode === 'none') return [];
   if (mode === 'skipped') {
-    const message = `${jobName} skipped pre-flight: the HelmChart is annotated ${preflightAnnotationKey(group)}: ${PREFLIGHT_SKIP}, so helm upgrade was the first to fetch and render the chart`;
+    const message = `${jobName} skipped pre-flight: the HelmChart is annotated ${preflightAnnotationKey(group)}: ${PREFLIGHT_SKIP}, so nothing fetched and rendered the chart against the cluster before helm upgrade`;
     return [
       { type: SourceAccessibleCondition.type, status: 'Unknown', reason: SourceAccessibleCondition.skipped, message },
       { type: DryRunRenderedCondition.type, status: 'Unknown', reason: DryRunRenderedCondition.skipped, message },

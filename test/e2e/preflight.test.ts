@@ -201,6 +201,21 @@ describe('pre-flight skipped: a HelmChart annotated helm.k3sm.io/preflight: skip
     expect(pods.items[0]?.status?.initContainerStatuses?.map((c) => c.name)).toEqual(['crds']);
   });
 
+  it('an unreachable repository fails in the crds container, the first to fetch: an install failure, with its log', async () => {
+    const ns = await freshNamespace('preflight-skip-unreachable');
+    const closed = await freePort();
+    apply(helmChart(ns, 'nowhere', { repo: `https://127.0.0.1:${closed}`, chart: 'served', version: '1.0.0' }, SKIP));
+    const chart = await conditionsReach(ns, 'nowhere', {
+      SourceAccessible: 'Skipped',
+      DryRunRendered: 'Skipped',
+      Installed: 'InstallAttemptFailed',
+    });
+    const installed = conditionOf(chart, 'Installed');
+    expect(installed?.message).toContain(' -c crds');
+    expect(installed?.message).toContain('is not a valid chart repository or cannot be reached');
+    expect(await helmContainerRan(ns, 'nowhere')).toBe(false);
+  });
+
   it('adding the annotation to a chart failing pre-flight replaces its Job; helm upgrade then meets the failure; removing it brings pre-flight back', async () => {
     const ns = await freshNamespace('preflight-skip-added');
     const failing = { chartContent: served.chartContent, set: { fail: 'widgets need a size' } };
