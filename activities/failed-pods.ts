@@ -8,6 +8,8 @@ const tailLineCount = 20;
 export interface FailedPod {
   name: string;
   exitCode: number | undefined;
+  /** The init container that failed, if one did (its log says why; helm upgrade never ran). */
+  container?: string;
   /** Set when the pod failed in pre-flight, so its install never started: the exit code and the log's tail. */
   preflight?: { exitCode: number; message: string | undefined };
 }
@@ -18,6 +20,16 @@ export function failedPreflight(pod: V1Pod): FailedPod['preflight'] {
   const ended = status?.state?.terminated;
   if (ended === undefined || ended.exitCode === 0) return undefined;
   return { exitCode: ended.exitCode, message: ended.message };
+}
+
+/**
+ * The init container that ended the pod, if one did: `preflight`, or `crds`, whose `helm show crds` is the first to
+ * fetch the chart when pre-flight is skipped.
+ */
+function failedInitContainer(pod: V1Pod): { name: string; exitCode: number } | undefined {
+  const failed = pod.status?.initContainerStatuses?.find((c) => (c.state?.terminated?.exitCode ?? 0) !== 0);
+  const exitCode = failed?.state?.terminated?.exitCode;
+  return failed === undefined || exitCode === undefined ? undefined : { name: failed.name, exitCode };
 }
 
 const newestFirst = (a: V1Pod, b: V1Pod) =>
@@ -41,6 +53,8 @@ export async function newestFailedPod(
   if (failed?.metadata?.name === undefined) return undefined;
   const preflight = failedPreflight(failed);
   if (preflight !== undefined) return { name: failed.metadata.name, exitCode: preflight.exitCode, preflight };
+  const init = failedInitContainer(failed);
+  if (init !== undefined) return { name: failed.metadata.name, exitCode: init.exitCode, container: init.name };
   const terminated = failed.status?.containerStatuses?.find((c) => c.state?.terminated !== undefined);
   return { name: failed.metadata.name, exitCode: terminated?.state?.terminated?.exitCode };
 }
@@ -73,9 +87,8 @@ export async function jobLogTail(deps: ActivityDeps, namespace: string, jobName:
   try {
     const newest = (await podsOfJob(deps, namespace, jobName))[0];
     if (newest?.metadata?.name === undefined) return '(no pod left to read a log from)';
-    // A pod that failed in pre-flight never started helm upgrade: pre-flight's log says why.
-    const container = failedPreflight(newest) === undefined ? undefined : PREFLIGHT_CONTAINER;
-    return await podLogTail(deps, namespace, newest.metadata.name, container);
+    // A pod that failed in an init container (pre-flight, or crds) never started helm upgrade: that log says why.
+    return await podLogTail(deps, namespace, newest.metadata.name, failedInitContainer(newest)?.name);
   } catch (err) {
     return `(log unavailable: ${(err as Error).message})`;
   }

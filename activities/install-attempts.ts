@@ -3,7 +3,7 @@ import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
 import { newestFailedPod, podLogTail } from './failed-pods.js';
-import { preflightPassed, reportPreflightFailed } from './preflight.js';
+import { preflightReport, reportPreflightFailed, type PreflightMode } from './preflight.js';
 import { releaseOf } from './release.js';
 import { unlockAbandonedRelease } from './release-unlock.js';
 import { refusedAsLocked } from '../src/release/unlock.js';
@@ -28,7 +28,7 @@ function lastBytes(text: string, bytes: number): string {
 export async function reportFailedPods(
   deps: ActivityDeps,
   target: ChartTarget,
-  job: { jobName: string; jobUid: string; backoffLimit: number | undefined; preflight: boolean },
+  job: { jobName: string; jobUid: string; backoffLimit: number | undefined; preflight: PreflightMode },
   failedPods: number,
 ): Promise<{ exitCode: number | undefined }> {
   const { namespace } = target.ref;
@@ -37,17 +37,19 @@ export async function reportFailedPods(
     await reportPreflightFailed(deps, target, job, failedPods, { ...pod, preflight: pod.preflight });
     return { exitCode: pod.exitCode };
   }
-  const tail = pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name);
+  const tail =
+    pod === undefined ? '(the failed pod is gone)' : await podLogTail(deps, namespace, pod.name, pod.container);
   // helm refused because a helm that died left the release pending: unlock it, so the Job's next pod can run.
   if (refusedAsLocked(tail)) await unlockAbandonedRelease(deps, target, job.jobName);
   const exit = pod?.exitCode === undefined ? 'no exit code' : `exit ${pod.exitCode}`;
   const limit = job.backoffLimit === undefined ? '' : ` of backOffLimit ${job.backoffLimit}`;
   const summary = `${job.jobName}: ${failedPods} failed pod${failedPods === 1 ? '' : 's'}${limit}, last ${exit}`;
-  const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}`;
+  const container = pod?.container === undefined ? '' : ` -c ${pod.container}`;
+  const logs = `kubectl logs -n ${namespace} pod/${pod?.name ?? `-l job-name=${job.jobName}`}${container}`;
   await setStatus(deps, target, {
     conditions: [
-      // The install ran, so this pod's pre-flight passed.
-      ...preflightPassed(job.jobName, job.preflight && pod !== undefined),
+      // The install ran, so this pod's pre-flight passed (or was skipped).
+      ...(pod === undefined ? [] : preflightReport(job.jobName, job.preflight, target.ref.group)),
       {
         type: InstalledCondition.type,
         status: 'False',
@@ -72,15 +74,15 @@ export async function reportFailedPods(
 /**
  * The install Job succeeded: `Installed=True`, ending an `InstallAttemptFailed` left by earlier pods, with the
  * attempt's own report (`attempt`: phase, digest, generation) in the same write when the workflow sent one,
- * pre-flight's conditions when the Job ran it, and the release helm just stored (status.release) — read here,
- * not by a workflow step of its own, so the success costs no history event more.
+ * pre-flight's conditions when the Job ran or skipped it, and the release helm just stored (status.release) — read
+ * here, not by a workflow step of its own, so the success costs no history event more.
  */
 export async function reportInstalled(
   deps: ActivityDeps,
   target: ChartTarget,
   jobName: string,
   attempt: StatusUpdate | undefined,
-  preflight: boolean,
+  preflight: PreflightMode,
 ): Promise<void> {
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
@@ -93,7 +95,7 @@ export async function reportInstalled(
       release,
       conditions: [
         ...(attempt?.conditions ?? []),
-        ...preflightPassed(jobName, preflight),
+        ...preflightReport(jobName, preflight, target.ref.group),
         {
           type: InstalledCondition.type,
           status: 'True',

@@ -14,7 +14,7 @@ import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
-import { runsPreflight } from './preflight.js';
+import { preflightModeOf } from './preflight.js';
 import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
@@ -163,7 +163,13 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       }
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
-        await reportInstalled(deps, targetOf(deps, ref, current), job.jobName, job.installed, runsPreflight(current));
+        await reportInstalled(
+          deps,
+          targetOf(deps, ref, current),
+          job.jobName,
+          job.installed,
+          preflightModeOf(current, deps.group),
+        );
       if (outcome !== undefined) {
         if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
         return outcome;
@@ -172,7 +178,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
         const backoffLimit = current.spec?.backoffLimit;
         const target = targetOf(deps, ref, current);
-        const preflight = runsPreflight(current);
+        const preflight = preflightModeOf(current, deps.group);
         const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
         return { outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) };
       }

@@ -3,9 +3,10 @@ import {
   DryRunRenderedCondition,
   SourceAccessibleCondition,
   classifyPreflightFailure,
+  type ApiGroup,
   type PreflightFailure,
 } from '../src/api/index.js';
-import { PREFLIGHT_CONTAINER } from '../src/build/index.js';
+import { PREFLIGHT_CONTAINER, PREFLIGHT_SKIP, preflightAnnotationKey, skipsPreflight } from '../src/build/index.js';
 import type { ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
 import { podLogTail, type FailedPod } from './failed-pods.js';
@@ -73,17 +74,34 @@ export async function reportPreflightFailed(
   );
 }
 
-/** Whether a Job runs pre-flight at all (a Job made by an earlier helmflow does not). */
-export function runsPreflight(job: V1Job): boolean {
-  return job.spec?.template.spec?.initContainers?.some((c) => c.name === PREFLIGHT_CONTAINER) === true;
+/**
+ * What an install Job does about pre-flight: runs it; skips it because its chart is annotated `<group>/preflight:
+ * skip` (the Job carries the annotation, see src/build/install-job.ts); or has none because an earlier helmflow made it.
+ */
+export type PreflightMode = 'runs' | 'skipped' | 'none';
+
+export function preflightModeOf(job: V1Job, group: ApiGroup): PreflightMode {
+  if (job.spec?.template.spec?.initContainers?.some((c) => c.name === PREFLIGHT_CONTAINER) === true) return 'runs';
+  return skipsPreflight(job.metadata?.annotations, group) ? 'skipped' : 'none';
 }
 
 /**
- * The two conditions of a pre-flight that passed (the install ran after it), True, ending any earlier failure;
- * written with the install's own. None for a Job without pre-flight.
+ * Pre-flight's two conditions once a pod of the Job got past pre-flight's place, written with the install's report:
+ * - it ran: both True, ending any earlier failure;
+ * - it was skipped: both Unknown with `Skipped`, naming the annotation. Not True, since nothing answered pre-flight's
+ *   questions (an install that failed may not even have fetched the chart); not left unwritten, since a False from
+ *   an earlier pre-flight (the failure that led a user to skip it) would then outlive the Job that no longer runs it;
+ * - none (a Job of an earlier helmflow): nothing.
  */
-export function preflightPassed(jobName: string, ran: boolean): ConditionUpdate[] {
-  if (!ran) return [];
+export function preflightReport(jobName: string, mode: PreflightMode, group: ApiGroup): ConditionUpdate[] {
+  if (mode === 'none') return [];
+  if (mode === 'skipped') {
+    const message = `${jobName} skipped pre-flight: the HelmChart is annotated ${preflightAnnotationKey(group)}: ${PREFLIGHT_SKIP}, so nothing fetched and rendered the chart against the cluster before helm upgrade`;
+    return [
+      { type: SourceAccessibleCondition.type, status: 'Unknown', reason: SourceAccessibleCondition.skipped, message },
+      { type: DryRunRenderedCondition.type, status: 'Unknown', reason: DryRunRenderedCondition.skipped, message },
+    ];
+  }
   return [
     fetched(`${jobName} pre-flight fetched the chart`),
     {

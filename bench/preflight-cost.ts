@@ -1,15 +1,18 @@
-// What pre-flight (the install Job's `helm template --dry-run=server` init container) adds to an install, on an
-// embedded stack of the bench's own. N chartContent HelmCharts are installed one at a time; for each it prints
-// kubectl apply → Installed, and, from the pod's status, how long pre-flight ran (whole seconds: the apiserver keeps
-// container times to the second). It then times the pre-flight command itself N times against the same stack
-// (milliseconds). Run the same file on a build without pre-flight to compare apply → Installed.
-// Run: npx tsx bench/preflight-cost.ts [--charts N]   (default 20; needs `npm run setup` and `npm run build`;
-//   HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
+// What pre-flight (the install Job's `helm template --dry-run=server` init container) adds to an install, as an A/B
+// in one run, on an embedded stack of the bench's own with one controller and one worker. 2×N chartContent
+// HelmCharts are installed one at a time, alternating with pre-flight and without it (annotated
+// `helm.k3sm.io/preflight: skip`), ABAB…, so drift in the machine's load hits both arms alike. For each it prints
+// kubectl apply → Installed and, with pre-flight, how long the container ran from the pod's status (whole seconds:
+// the apiserver keeps container times to the second). It then prints each arm's median apply → Installed and their
+// difference, and times the pre-flight command itself N times against the same stack (milliseconds).
+// Run: npx tsx bench/preflight-cost.ts [--charts N]   (N per arm, default 20; needs `npm run setup` and
+//   `npm run build`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
+import { PREFLIGHT_SKIP, preflightAnnotationKey } from '../src/build/labels.js';
 import { toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
@@ -28,7 +31,13 @@ const count = chartsFlag === -1 ? 20 : Number(process.argv[chartsFlag + 1]);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+/** The middle value, or the mean of the two middle values of an even count. */
+function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return NaN;
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
 const seconds = (t: Date | string | undefined) => (t === undefined ? NaN : new Date(t).getTime() / 1000);
 
 await stopStack(layout, log);
@@ -38,12 +47,15 @@ await installCrds('helm.k3sm.io');
 const settings = helmflowSettings();
 const roles = [startController(settings), startWorker(settings)];
 try {
-  const installs: { ms: number; preflight: number }[] = [];
-  for (let i = 0; i < count; i++) {
+  const arms = { with: [] as number[], without: [] as number[] };
+  const containerSeconds: number[] = [];
+  for (let i = 0; i < 2 * count; i++) {
+    const arm = i % 2 === 0 ? 'with' : 'without';
     const ns = await freshNamespace('bench-preflight');
     const name = `chart${String(i)}`;
+    const annotations = arm === 'without' ? { [preflightAnnotationKey('helm.k3sm.io')]: PREFLIGHT_SKIP } : {};
     const applied = performance.now();
-    apply(helmChart(ns, name, { chartContent: chart.chartContent }));
+    apply(helmChart(ns, name, { chartContent: chart.chartContent }, { annotations }));
     await waitFor(
       'Installed',
       async () => {
@@ -53,15 +65,18 @@ try {
       { timeoutMs: 120_000, intervalMs: 50 },
     );
     const ms = Math.round(performance.now() - applied);
-    const pods = await clients().core.listNamespacedPod({
-      namespace: ns,
-      labelSelector: `job-name=helm-install-${name}`,
-    });
-    const init = pods.items[0]?.status?.initContainerStatuses?.find((c) => c.name === 'preflight')?.state?.terminated;
-    installs.push({ ms, preflight: seconds(init?.finishedAt) - seconds(init?.startedAt) });
-    console.log(
-      `  ${name}: apply → Installed ${String(ms)} ms, pre-flight container ${String(installs.at(-1)?.preflight)} s`,
-    );
+    arms[arm].push(ms);
+    let container = '';
+    if (arm === 'with') {
+      const pods = await clients().core.listNamespacedPod({
+        namespace: ns,
+        labelSelector: `job-name=helm-install-${name}`,
+      });
+      const init = pods.items[0]?.status?.initContainerStatuses?.find((c) => c.name === 'preflight')?.state?.terminated;
+      containerSeconds.push(seconds(init?.finishedAt) - seconds(init?.startedAt));
+      container = `, pre-flight container ${String(containerSeconds.at(-1))} s`;
+    }
+    console.log(`  ${name} (${arm} pre-flight): apply → Installed ${String(ms)} ms${container}`);
   }
 
   // The pre-flight command itself, as the init container runs it (admin credentials here), timed to the millisecond.
@@ -96,12 +111,16 @@ try {
   }
   rmSync(home, { recursive: true, force: true });
 
-  console.log(`${String(count)} chartContent installs, one at a time:`);
-  console.log(`  median apply → Installed: ${String(median(installs.map((x) => x.ms)))} ms`);
+  const withMs = median(arms.with);
+  const withoutMs = median(arms.without);
+  console.log(`${String(2 * count)} chartContent installs, one at a time, alternating with and without pre-flight:`);
+  console.log(`  median apply → Installed with pre-flight (${String(count)}): ${withMs.toFixed(0)} ms`);
+  console.log(`  median apply → Installed without pre-flight (${String(count)}): ${withoutMs.toFixed(0)} ms`);
+  console.log(`  difference (with − without): ${(withMs - withoutMs).toFixed(0)} ms`);
+  console.log(`  median pre-flight container (status times, whole seconds): ${String(median(containerSeconds))} s`);
   console.log(
-    `  median pre-flight container (status times, whole seconds): ${String(median(installs.map((x) => x.preflight)))} s`,
+    `  median helm template --dry-run=server run directly (${String(count)}): ${median(direct).toFixed(0)} ms`,
   );
-  console.log(`  median helm template --dry-run=server run directly: ${String(median(direct))} ms`);
 } finally {
   await Promise.all(roles.map((r) => r.stop()));
   await stopStack(layout, log);

@@ -63,11 +63,13 @@ export const InstalledCondition = {
 
 /**
  * Pre-flight's first question (the install Job's init container, see src/build/helm-args.ts): could helm fetch
- * the chart? False with the reason helm's error names; True once a pre-flight got past fetching.
+ * the chart? False with the reason helm's error names; True once a pre-flight got past fetching; Unknown with
+ * `Skipped` when the chart is annotated to skip pre-flight (src/build/labels.ts preflightAnnotationKey).
  */
 export const SourceAccessibleCondition = {
   type: 'SourceAccessible',
   accessible: 'ChartFetched',
+  skipped: 'Skipped',
   repositoryUnreachable: 'RepositoryUnreachable',
   chartNotFound: 'ChartNotFound',
   versionNotFound: 'VersionNotFound',
@@ -75,13 +77,14 @@ export const SourceAccessibleCondition = {
 
 /**
  * Pre-flight's second question: did the chart render against the live cluster? False with `RenderFailed` and
- * helm's message; Unknown when the chart could not even be fetched.
+ * helm's message; Unknown when the chart could not even be fetched, or with `Skipped` when pre-flight is skipped.
  */
 export const DryRunRenderedCondition = {
   type: 'DryRunRendered',
   rendered: 'Rendered',
   renderFailed: 'RenderFailed',
   notFetched: 'SourceInaccessible',
+  skipped: 'Skipped',
 } as const;
 
 /**

@@ -10,6 +10,7 @@ import {
 } from '../api/index.js';
 import { canonicalJson } from './canonical-json.js';
 import { resolveOptions, type BuildOptions } from './options.js';
+import { PREFLIGHT_SKIP, skipsPreflight } from './labels.js';
 import { jobImage } from './pod.js';
 
 /**
@@ -22,8 +23,13 @@ import { jobImage } from './pod.js';
  *   of them must rerun the install as well. Its metadata does not count;
  * - the data of the keys read from values Secrets, except Secrets marked ignoreUpdates (k3s semantics: their
  *   changes do not trigger an upgrade). Keys a chart does not read do not count;
- * - the job image, when it comes from the operator's default rather than the spec.
- * Names, labels, annotations and the generation do not count: they do not change what helm does.
+ * - the job image, when it comes from the operator's default rather than the spec;
+ * - the annotation `<group>/preflight: skip` (labels.ts): it removes the Job's pre-flight, and a chart that fails
+ *   pre-flight needs a new Job for the annotation to help. It counts only when set, so the digest of every chart
+ *   without it is what it was before the annotation existed (no reinstall on upgrading helmflow).
+ * Names, labels, other annotations and the generation do not count: they do not change what helm does. (The
+ * `<group>/crds` annotation does not count either: the worker reads it from the chart when the Job prints its CRDs,
+ * and it changes nothing in the Job.)
  * It is an HMAC under the cluster's digest key: the digest is shown in status, Job annotations and workflow
  * history, and unkeyed it would let a reader confirm a guessed values Secret offline.
  */
@@ -40,6 +46,7 @@ export function desiredDigest(
     config: config === undefined ? null : configSpecState(config),
     secrets: secretState(chart, config, secrets),
     jobImage: jobImage(chart, resolved),
+    ...(skipsPreflight(chart.metadata.annotations, resolved.group) ? { preflight: PREFLIGHT_SKIP } : {}),
   };
   return createHmac('sha256', resolved.digestKey).update(canonicalJson(state)).digest('hex');
 }

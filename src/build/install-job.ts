@@ -1,7 +1,15 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart, HelmChartConfig } from '../api/index.js';
 import { chartCrdsArgs, installArgs, preflightArgs } from './helm-args.js';
-import { EGRESS_ANNOTATION, actionLabelKey, chartLabels, digestAnnotationKey } from './labels.js';
+import {
+  EGRESS_ANNOTATION,
+  PREFLIGHT_SKIP,
+  actionLabelKey,
+  chartLabels,
+  digestAnnotationKey,
+  preflightAnnotationKey,
+  skipsPreflight,
+} from './labels.js';
 import { chartContentConfigMapName, installJobName, valuesSecretName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
@@ -33,9 +41,11 @@ function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
 
 /**
  * helm-install-<name>: pre-flight (init containers: `helm template --dry-run=server`, see preflightArgs, then
- * `helm show crds`, see chartCrdsArgs), then `helm upgrade --install`, with the values Secret (and the chart archive, for chartContent)
- * mounted. Retries under backoffLimit and is stopped after twice the timeout, so a broken chart cannot keep
- * spawning pods. Only a Job that fetches its chart carries the egress annotation.
+ * `helm show crds`, see chartCrdsArgs), then `helm upgrade --install`, with the values Secret (and the chart
+ * archive, for chartContent) mounted. A HelmChart annotated `<group>/preflight: skip` gets no `preflight` container
+ * (the `crds` one stays), and its Job carries the same annotation, saying so. Retries under backoffLimit and is
+ * stopped after twice the timeout, so a broken chart cannot keep spawning pods. Only a Job that fetches its chart
+ * carries the egress annotation.
  */
 export function installJob(
   chart: HelmChart,
@@ -50,10 +60,12 @@ export function installJob(
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress: Record<string, string> = fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
   const args = installArgs(settings, source, files, chart.spec.set);
-  const init: InitStep[] = [
-    { name: PREFLIGHT_CONTAINER, args: preflightArgs(settings, source, files, chart.spec.set) },
-    { name: CRDS_CONTAINER, args: chartCrdsArgs(source) },
-  ];
+  const skip = skipsPreflight(chart.metadata.annotations, group);
+  const preflight: InitStep[] = skip
+    ? []
+    : [{ name: PREFLIGHT_CONTAINER, args: preflightArgs(settings, source, files, chart.spec.set) }];
+  const init: InitStep[] = [...preflight, { name: CRDS_CONTAINER, args: chartCrdsArgs(source) }];
+  const skipped: Record<string, string> = skip ? { [preflightAnnotationKey(group)]: PREFLIGHT_SKIP } : {};
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -61,7 +73,7 @@ export function installJob(
       name: installJobName(chart.metadata.name),
       namespace: chart.metadata.namespace,
       labels,
-      annotations: { ...egress, [digestAnnotationKey(group)]: digest },
+      annotations: { ...egress, ...skipped, [digestAnnotationKey(group)]: digest },
       ownerReferences: [ownerReference(chart, group)],
     },
     spec: {

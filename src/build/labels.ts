@@ -57,3 +57,19 @@ export function crdsAnnotationKey(group: ApiGroup): string {
 }
 
 export const CRDS_APPLY = 'apply';
+
+/**
+ * `<group>/preflight: skip` on a HelmChart: its install Job runs no pre-flight (no `preflight` init container), so
+ * `helm upgrade` is the first to fetch and render the chart. Any other value, or none, keeps pre-flight. It changes
+ * the Job, so it is part of the desired-state digest (digest.ts): adding or removing it replaces the install Job.
+ * The install Job that skips carries it too, so its reports can tell it from a Job made before pre-flight existed.
+ */
+export function preflightAnnotationKey(group: ApiGroup): string {
+  return `${group}/preflight`;
+}
+
+export const PREFLIGHT_SKIP = 'skip';
+
+export function skipsPreflight(annotations: Readonly<Record<string, string>> | undefined, group: ApiGroup): boolean {
+  return annotations?.[preflightAnnotationKey(group)] === PREFLIGHT_SKIP;
+}

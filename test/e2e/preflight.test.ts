@@ -152,3 +152,109 @@ describe('pre-flight: the install Job fetches and renders the chart before anyth
     expect(await releaseValues(ns, 'steady')).toEqual(expect.objectContaining({ greeting: 'third' }));
   });
 });
+
+const SKIP = { annotations: { 'helm.k3sm.io/preflight': 'skip' } };
+
+/** The install Job's init containers, once the Job exists (and is not the one of uid `not`). */
+async function installJobInit(namespace: string, name: string, not?: string) {
+  const job = await waitFor(
+    `Job ${namespace}/helm-install-${name}${not === undefined ? '' : ' other than ' + not}`,
+    async () => {
+      const jobs = await clients().batch.listNamespacedJob({ namespace });
+      return jobs.items.find((j) => j.metadata?.name === `helm-install-${name}` && j.metadata.uid !== not);
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+  return { uid: job.metadata?.uid ?? '', init: (job.spec?.template.spec?.initContainers ?? []).map((c) => c.name) };
+}
+
+/** Waits until every condition named has the reason given; returns the chart. */
+async function conditionsReach(namespace: string, name: string, reasons: Record<string, string>) {
+  return waitFor(
+    `HelmChart ${namespace}/${name} to reach ${JSON.stringify(reasons)}`,
+    async () => {
+      const chart = await readHelmChart(namespace, name);
+      const reached = Object.entries(reasons).every(([type, reason]) => conditionOf(chart, type)?.reason === reason);
+      return reached ? chart : undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 200 },
+  );
+}
+
+describe('pre-flight skipped: a HelmChart annotated helm.k3sm.io/preflight: skip', () => {
+  it('installs from a Job without the preflight container; SourceAccessible and DryRunRendered say Unknown/Skipped', async () => {
+    const ns = await freshNamespace('preflight-skip');
+    apply(helmChart(ns, 'unchecked', { chartContent: served.chartContent }, SKIP));
+    const chart = await chartInstalled(ns, 'unchecked');
+    for (const type of ['SourceAccessible', 'DryRunRendered']) {
+      const condition = conditionOf(chart, type);
+      expect(condition).toMatchObject({ status: 'Unknown', reason: 'Skipped' });
+      expect(condition?.message).toContain('helm-install-unchecked skipped pre-flight');
+      expect(condition?.message).toContain('helm.k3sm.io/preflight: skip');
+    }
+    const { init } = await installJobInit(ns, 'unchecked');
+    expect(init).toEqual(['crds']);
+    const pods = await clients().core.listNamespacedPod({
+      namespace: ns,
+      labelSelector: 'job-name=helm-install-unchecked',
+    });
+    expect(pods.items[0]?.status?.initContainerStatuses?.map((c) => c.name)).toEqual(['crds']);
+  });
+
+  it('an unreachable repository fails in the crds container, the first to fetch: an install failure, with its log', async () => {
+    const ns = await freshNamespace('preflight-skip-unreachable');
+    const closed = await freePort();
+    apply(helmChart(ns, 'nowhere', { repo: `https://127.0.0.1:${closed}`, chart: 'served', version: '1.0.0' }, SKIP));
+    const chart = await conditionsReach(ns, 'nowhere', {
+      SourceAccessible: 'Skipped',
+      DryRunRendered: 'Skipped',
+      Installed: 'InstallAttemptFailed',
+    });
+    const installed = conditionOf(chart, 'Installed');
+    expect(installed?.message).toContain(' -c crds');
+    expect(installed?.message).toContain('is not a valid chart repository or cannot be reached');
+    expect(await helmContainerRan(ns, 'nowhere')).toBe(false);
+  });
+
+  it('adding the annotation to a chart failing pre-flight replaces its Job; helm upgrade then meets the failure; removing it brings pre-flight back', async () => {
+    const ns = await freshNamespace('preflight-skip-added');
+    const failing = { chartContent: served.chartContent, set: { fail: 'widgets need a size' } };
+    apply(helmChart(ns, 'broken', failing));
+    await conditionReason(ns, 'broken', 'DryRunRendered', 'RenderFailed', Date.now());
+    const checked = await installJobInit(ns, 'broken');
+    expect(checked.init).toEqual(['preflight', 'crds']);
+    expect(await helmContainerRan(ns, 'broken')).toBe(false);
+
+    // The same spec, annotated: only the annotation changed, and it alone replaces the Job (it is in the digest).
+    apply(helmChart(ns, 'broken', failing, SKIP));
+    const unchecked = await installJobInit(ns, 'broken', checked.uid);
+    expect(unchecked.init).toEqual(['crds']);
+    const chart = await conditionsReach(ns, 'broken', {
+      SourceAccessible: 'Skipped',
+      DryRunRendered: 'Skipped',
+      Installed: 'InstallAttemptFailed',
+    });
+    // The stale RenderFailed is gone; the same failure is now helm upgrade's, in Installed.
+    expect(conditionOf(chart, 'DryRunRendered')?.status).toBe('Unknown');
+    expect(conditionOf(chart, 'Installed')?.message).toContain('widgets need a size');
+    expect(await helmContainerRan(ns, 'broken')).toBe(true);
+
+    // Fixed, still annotated: it installs without pre-flight.
+    apply(helmChart(ns, 'broken', { chartContent: served.chartContent }, SKIP));
+    const fixed = await chartInstalled(ns, 'broken');
+    expect(conditionOf(fixed, 'DryRunRendered')).toMatchObject({ status: 'Unknown', reason: 'Skipped' });
+
+    // The annotation removed: a new Job runs pre-flight again, and both conditions are True once it installs.
+    const before = await installJobInit(ns, 'broken');
+    apply(helmChart(ns, 'broken', { chartContent: served.chartContent }));
+    expect((await installJobInit(ns, 'broken', before.uid)).init).toEqual(['preflight', 'crds']);
+    const rechecked = await conditionsReach(ns, 'broken', {
+      SourceAccessible: 'ChartFetched',
+      DryRunRendered: 'Rendered',
+      Installed: 'InstallSucceeded',
+    });
+    expect(conditionOf(rechecked, 'DryRunRendered')?.status).toBe('True');
+    // helm upgrade ran again for the new Job: the render failure stored no revision, the two installs did.
+    expect(releaseRevisions(ns, 'broken')).toHaveLength(2);
+  });
+});

@@ -1,5 +1,11 @@
-import type { HelmChartSpec } from '../../src/api/index.js';
-import { buildDelete, buildInstall, CRDS_CONTAINER, PREFLIGHT_CONTAINER } from '../../src/build/index.js';
+import type { ApiGroup, HelmChartSpec } from '../../src/api/index.js';
+import {
+  buildDelete,
+  buildInstall,
+  CRDS_CONTAINER,
+  desiredDigest,
+  PREFLIGHT_CONTAINER,
+} from '../../src/build/index.js';
 import { helmChart, podinfoSpec, tinyChartContent } from './support/charts.js';
 
 function podOf(spec: HelmChartSpec) {
@@ -82,5 +88,61 @@ describe('the install Job runs pre-flight first', () => {
 
   it('is not part of the uninstall Job', () => {
     expect(buildDelete(helmChart(podinfoSpec)).job.spec?.template.spec?.initContainers).toBeUndefined();
+  });
+});
+
+describe('a HelmChart annotated <group>/preflight: skip gets an install Job without pre-flight', () => {
+  const jobOf = (annotations: Record<string, string> | undefined, group: ApiGroup = 'helm.k3sm.io') =>
+    buildInstall({ chart: helmChart(podinfoSpec, { annotations }), secrets: {} }, { group }).job;
+  const initOf = (annotations: Record<string, string> | undefined, group?: ApiGroup) =>
+    (jobOf(annotations, group).spec?.template.spec?.initContainers ?? []).map((c) => c.name);
+
+  it.each<[string, Record<string, string> | undefined, ApiGroup, string[]]>([
+    ['no annotation: pre-flight, then crds', undefined, 'helm.k3sm.io', [PREFLIGHT_CONTAINER, CRDS_CONTAINER]],
+    ['skip: crds only', { 'helm.k3sm.io/preflight': 'skip' }, 'helm.k3sm.io', [CRDS_CONTAINER]],
+    [
+      'another value: pre-flight kept',
+      { 'helm.k3sm.io/preflight': 'true' },
+      'helm.k3sm.io',
+      [PREFLIGHT_CONTAINER, CRDS_CONTAINER],
+    ],
+    [
+      "another group's key: pre-flight kept",
+      { 'helm.cattle.io/preflight': 'skip' },
+      'helm.k3sm.io',
+      [PREFLIGHT_CONTAINER, CRDS_CONTAINER],
+    ],
+    [
+      "the served group's key (helm.cattle.io): crds only",
+      { 'helm.cattle.io/preflight': 'skip' },
+      'helm.cattle.io',
+      [CRDS_CONTAINER],
+    ],
+  ])('%s', (_, annotations, group, init) => {
+    expect(initOf(annotations, group)).toEqual(init);
+  });
+
+  it('changes nothing else in the Job: the crds step and helm upgrade are the same', () => {
+    const kept = jobOf(undefined).spec?.template.spec;
+    const skipped = jobOf({ 'helm.k3sm.io/preflight': 'skip' }).spec?.template.spec;
+    expect(skipped?.containers).toEqual(kept?.containers);
+    expect(skipped?.initContainers?.[0]).toEqual(kept?.initContainers?.[1]);
+    expect(skipped?.volumes).toEqual(kept?.volumes);
+  });
+
+  it('says so on the Job, so its reports can tell a skipped pre-flight from a Job made before pre-flight', () => {
+    expect(jobOf({ 'helm.k3sm.io/preflight': 'skip' }).metadata?.annotations?.['helm.k3sm.io/preflight']).toBe('skip');
+    expect(jobOf(undefined).metadata?.annotations?.['helm.k3sm.io/preflight']).toBeUndefined();
+  });
+
+  it('is part of the desired digest, so adding or removing it replaces the install Job', () => {
+    const digestOf = (annotations: Record<string, string> | undefined) =>
+      desiredDigest(helmChart(podinfoSpec, { annotations }), undefined, {});
+    expect(digestOf({ 'helm.k3sm.io/preflight': 'skip' })).not.toBe(digestOf(undefined));
+    // Only when set: a chart without it keeps the digest it had before the annotation existed.
+    expect(digestOf({ 'helm.k3sm.io/preflight': 'true' })).toBe(digestOf(undefined));
+    expect(jobOf({ 'helm.k3sm.io/preflight': 'skip' }).metadata?.annotations?.['helmcharts.helm.k3sm.io/digest']).toBe(
+      digestOf({ 'helm.k3sm.io/preflight': 'skip' }),
+    );
   });
 });

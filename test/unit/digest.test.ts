@@ -58,12 +58,24 @@ const changes: [string, (s: State) => void][] = [
   ["the HelmChartConfig's serverSide", (s) => s.config?.spec && (s.config.spec.serverSide = 'true')],
   ["a read key of the HelmChartConfig's Secret", (s) => (s.secrets = { ...s.secrets, overlay: { o: 'o: 2' } })],
   ['the HelmChartConfig appearing', (s) => (s.config = undefined)],
+  [
+    'the annotation <group>/preflight: skip (it removes pre-flight from the Job)',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'skip' } }),
+  ],
 ];
 
 const keeps: [string, (s: State) => void][] = [
   [
     'metadata labels and annotations',
     (s) => (s.chart.metadata = { ...s.chart.metadata, labels: { a: 'b' }, annotations: { c: 'd' } }),
+  ],
+  [
+    'the <group>/crds annotation (read by the worker; it changes nothing in the Job)',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/crds': 'apply' } }),
+  ],
+  [
+    'a <group>/preflight annotation of another value than skip',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'yes' } }),
   ],
   [
     'the generation and resourceVersion',

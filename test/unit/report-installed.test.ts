@@ -2,7 +2,9 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { reportInstalled } from '../../activities/install-attempts.js';
+import { preflightModeOf, type PreflightMode } from '../../activities/preflight.js';
 import type { ChartTarget } from '../../activities/types.js';
+import { buildInstall } from '../../src/build/index.js';
 import type { ReleaseRecord } from '../../src/release/record.js';
 import { installedStatus } from '../../workflows/status-updates.js';
 import { helmChart } from './support/charts.js';
@@ -61,7 +63,7 @@ describe('reportInstalled (the success report written as the install Job ends)',
   it('carries the newest stored release in the same status write as the attempt’s report', async () => {
     const { deps, seen } = fakeCluster([revision(1, 'superseded'), revision(2, 'deployed')]);
     const attempt = installedStatus('helm-install-podinfo', 'd2', 3);
-    await reportInstalled(deps, target, 'helm-install-podinfo', attempt, false);
+    await reportInstalled(deps, target, 'helm-install-podinfo', attempt, 'none');
     expect(seen.listed).toEqual([{ namespace: 'apps', labelSelector: 'owner=helm,name=podinfo' }]);
     expect(seen.statuses).toHaveLength(1);
     expect(seen.statuses[0]).toMatchObject({
@@ -76,7 +78,64 @@ describe('reportInstalled (the success report written as the install Job ends)',
 
   it('says there is no release when helm stored none', async () => {
     const { deps, seen } = fakeCluster([]);
-    await reportInstalled(deps, target, 'helm-install-podinfo', undefined, false);
+    await reportInstalled(deps, target, 'helm-install-podinfo', undefined, 'none');
     expect(seen.statuses).toEqual([expect.objectContaining({ release: null })]);
+  });
+
+  const conditionsOf = (status: Record<string, unknown> | undefined) =>
+    (status?.conditions as { type: string; status: string; reason: string; message: string }[] | undefined) ?? [];
+  const preflightConditions = (status: Record<string, unknown> | undefined) =>
+    conditionsOf(status).filter((c) => c.type === 'SourceAccessible' || c.type === 'DryRunRendered');
+
+  it.each<[string, PreflightMode, { type: string; status: string; reason: string }[]]>([
+    [
+      'ran it: both True',
+      'runs',
+      [
+        { type: 'SourceAccessible', status: 'True', reason: 'ChartFetched' },
+        { type: 'DryRunRendered', status: 'True', reason: 'Rendered' },
+      ],
+    ],
+    [
+      'skipped it: both Unknown, Skipped (nothing answered them)',
+      'skipped',
+      [
+        { type: 'SourceAccessible', status: 'Unknown', reason: 'Skipped' },
+        { type: 'DryRunRendered', status: 'Unknown', reason: 'Skipped' },
+      ],
+    ],
+    ['was made before pre-flight existed: none', 'none', []],
+  ])("writes pre-flight's conditions for a Job that %s", async (_, mode, expected) => {
+    const { deps, seen } = fakeCluster([]);
+    await reportInstalled(deps, target, 'helm-install-podinfo', undefined, mode);
+    expect(preflightConditions(seen.statuses[0])).toEqual(expected.map((c): unknown => expect.objectContaining(c)));
+  });
+
+  it('says a skipped pre-flight was skipped by the annotation, naming it', async () => {
+    const { deps, seen } = fakeCluster([]);
+    await reportInstalled(deps, target, 'helm-install-podinfo', undefined, 'skipped');
+    for (const condition of preflightConditions(seen.statuses[0])) {
+      expect(condition.message).toContain('helm-install-podinfo skipped pre-flight');
+      expect(condition.message).toContain('helm.k3sm.io/preflight: skip');
+    }
+  });
+});
+
+describe('preflightModeOf (what an install Job does about pre-flight)', () => {
+  const jobOf = (chartAnnotations: Record<string, string> | undefined) =>
+    buildInstall({ chart: { ...chart, metadata: { ...chart.metadata, annotations: chartAnnotations } } }).job;
+
+  it.each<[string, Record<string, string> | undefined, PreflightMode]>([
+    ['runs it without the annotation', undefined, 'runs'],
+    ['runs it with another value', { 'helm.k3sm.io/preflight': 'no' }, 'runs'],
+    ['skips it with <group>/preflight: skip', { 'helm.k3sm.io/preflight': 'skip' }, 'skipped'],
+  ])('%s', (_, annotations, mode) => {
+    expect(preflightModeOf(jobOf(annotations), 'helm.k3sm.io')).toBe(mode);
+  });
+
+  it('has none for a Job made before pre-flight existed (no init container, no annotation)', () => {
+    const job = jobOf(undefined);
+    if (job.spec?.template.spec !== undefined) delete job.spec.template.spec.initContainers;
+    expect(preflightModeOf(job, 'helm.k3sm.io')).toBe('none');
   });
 });
