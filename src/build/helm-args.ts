@@ -33,9 +33,10 @@ export const PREFLIGHT_OUTPUT_DIR = 'tmp/preflight';
 
 /**
  * Pre-flight: `helm template` of the same chart, version and values with `--dry-run=server`, so helm fetches the
- * chart and renders it against the live cluster (its `.Capabilities`, `lookup`, and the ownership check of the
- * objects it would create) and changes nothing. The rendered objects go to files under PREFLIGHT_OUTPUT_DIR, so
- * values that end up in a manifest never reach the pod's log; only helm's error does.
+ * chart and renders it against the live cluster (its `.Capabilities` and `lookup`) and changes nothing. The
+ * rendered objects go to files under PREFLIGHT_OUTPUT_DIR, so values that end up in a manifest never reach the
+ * pod's log; only helm's error does. The price: helm 4.3 then hands its object checks (kind mapping, ownership) an
+ * empty manifest, so those failures show only at helm upgrade.
  */
 export function preflightArgs(
   settings: Settings,
