@@ -142,6 +142,42 @@ const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): numb
 };
 
 /** How far a system is, on stderr every 15 s while it works, so a long run shows life (and where it stalls). */
+/**
+ * What may slow a controller down, sampled every 2 s while it works: the longest event-loop stall of the helmflow
+ * process in each interval (prom-client's nodejs_eventloop_lag_max_seconds, reset at each scrape of its /metrics)
+ * and how long the apiserver took to answer one GET (of a namespace) from this process. The worst of each since the last
+ * progress line is printed with it, so a controller that stops leading can be told apart: its own event loop, or
+ * an apiserver that does not answer.
+ */
+function sampleSlowness(metricsUrl: string | undefined): { line: () => string; stop: () => void } {
+  let worstLag = 0;
+  let worstApi = 0;
+  const { core } = clients();
+  const sample = async () => {
+    if (metricsUrl !== undefined) {
+      const metrics = await get(metricsUrl).catch(() => undefined);
+      const lag = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(metrics?.body ?? '')?.[1];
+      if (lag !== undefined) worstLag = Math.max(worstLag, Number(lag));
+    }
+    const started = Date.now();
+    await core.readNamespace({ name: 'kube-system' }).catch(() => undefined);
+    worstApi = Math.max(worstApi, Date.now() - started);
+  };
+  const timer = setInterval(() => void sample(), 2_000);
+  timer.unref();
+  return {
+    line: () => {
+      const lag = metricsUrl === undefined ? '' : `; worst event-loop stall ${worstLag.toFixed(1)} s`;
+      const text = `${lag}; slowest apiserver GET ${(worstApi / 1000).toFixed(1)} s`;
+      [worstLag, worstApi] = [0, 0];
+      return text;
+    },
+    stop: () => {
+      clearInterval(timer);
+    },
+  };
+}
+
 function reportProgress(system: string, start: number, line: () => string): () => void {
   const timer = setInterval(() => {
     console.error(`[${system} +${String(Math.round((Date.now() - start) / 1000))} s] ${line()}`);
@@ -290,10 +326,15 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
     await applyCharts(group, namespace);
     const applyMs = Date.now() - start;
-    const quiet = reportProgress('helmflow', start, () => {
+    const slowness = sampleSlowness(`http://127.0.0.1:${String(settings.httpPort)}/metrics`);
+    const progress = reportProgress('helmflow', start, () => {
       const created = new Set(jobs.added.map((job) => job.name)).size;
-      return `${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}`;
+      return `${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}${slowness.line()}`;
     });
+    const quiet = () => {
+      progress();
+      slowness.stop();
+    };
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
     const cpuToJobs = cpuSeconds(pid) - cpu0;
     const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
