@@ -17,7 +17,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2800';
-const { helmflowSettings } = await import('../test/e2e/support/helmflow.js');
+const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
@@ -38,7 +38,7 @@ await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
 await installCrds('helm.k3sm.io');
-const settings = helmflowSettings({ activitySlots: slots, httpPort: await freePort() });
+const settings = helmflowSettings({ ...productionLeaseTimings(), activitySlots: slots, httpPort: await freePort() });
 const run = await startRun(settings, runtime, 120_000);
 try {
   const rssIdle = await idleRssMiB(run.pid);

@@ -20,7 +20,8 @@ import { waitFor } from '../src/lib/wait.js';
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-preflight-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
-const { helmflowSettings, startController, startWorker } = await import('../test/e2e/support/helmflow.js');
+const { helmflowSettings, productionLeaseTimings, startController, startWorker } =
+  await import('../test/e2e/support/helmflow.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, freshNamespace } = await import('../test/e2e/support/kube.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
@@ -44,7 +45,7 @@ await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
 await installCrds('helm.k3sm.io');
-const settings = helmflowSettings();
+const settings = helmflowSettings(productionLeaseTimings());
 const roles = [startController(settings), startWorker(settings)];
 try {
   const arms = { with: [] as number[], without: [] as number[] };

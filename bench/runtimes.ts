@@ -13,7 +13,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-runtimes-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
-const { helmflowSettings } = await import('../test/e2e/support/helmflow.js');
+const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { startBareTemporal } = await import('../test/e2e/support/bare-temporal.js');
@@ -44,7 +44,7 @@ try {
   await installCrds('helm.k3sm.io');
   for (const runtime of runtimes) {
     // A task queue, Lease and port of its own: the two runs never share a workflow or a leader.
-    const run = await startRun(helmflowSettings({ httpPort: await freePort() }), runtime);
+    const run = await startRun(helmflowSettings({ ...productionLeaseTimings(), httpPort: await freePort() }), runtime);
     let stack: Omit<Figures, 'bareReadyMs'>;
     try {
       const idleMiB = await idleRssMiB(run.pid);
@@ -63,7 +63,12 @@ try {
     const namespace = `helmflow-bench-${runtime}`;
     bare.cli(['operator', 'namespace', 'create', '--namespace', namespace]);
     const onBare = await startRun(
-      helmflowSettings({ httpPort: await freePort(), temporalAddress: bare.address, temporalNamespace: namespace }),
+      helmflowSettings({
+        ...productionLeaseTimings(),
+        httpPort: await freePort(),
+        temporalAddress: bare.address,
+        temporalNamespace: namespace,
+      }),
       runtime,
     );
     await onBare.process.stop();

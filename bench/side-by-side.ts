@@ -37,7 +37,7 @@ process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
-const { helmflowSettings } = await import('../test/e2e/support/helmflow.js');
+const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
 const { spawnHelmflow } = await import('../test/e2e/support/helmflow-process.js');
 const { helmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
@@ -309,7 +309,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
   const namespace = 'bench-helmflow';
   await installCrds(group);
   await createNamespace(namespace);
-  const settings = helmflowSettings({ group, httpPort: await freePort() });
+  const settings = helmflowSettings({ ...productionLeaseTimings(), group, httpPort: await freePort() });
   const running = spawnHelmflow('run', settings);
   const pid = running.child.pid ?? -1;
   const connection = await Connection.connect({ address: layout.temporalAddress });

@@ -15,7 +15,8 @@ import { waitFor } from '../src/lib/wait.js';
 process.env.HELMFLOW_TEST_STACK_DIR = path.join(tmpdir(), 'helmflow-bench-install-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET = '2700';
 const { buildChart } = await import('../test/e2e/support/charts.js');
-const { helmflowSettings, startController, startWorker } = await import('../test/e2e/support/helmflow.js');
+const { helmflowSettings, productionLeaseTimings, startController, startWorker } =
+  await import('../test/e2e/support/helmflow.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
 const { freshNamespace } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
@@ -43,7 +44,7 @@ writeFileSync(
   { mode: 0o644 },
 );
 
-const settings = helmflowSettings({ manifestsDir });
+const settings = helmflowSettings({ ...productionLeaseTimings(), manifestsDir });
 const roles: { stop: () => Promise<void> }[] = [];
 try {
   // Fresh boot: stack, then helmflow (the controller installs the CRDs, takes its Lease, sweeps the directory).

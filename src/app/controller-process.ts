@@ -178,6 +178,11 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
       kubeConfig: kc,
       namespace: settings.leaseNamespace,
       name: settings.leaseName,
+      leaseDurationSeconds: settings.leaseDurationSeconds,
+      renewDeadlineMs: settings.leaseRenewDeadlineSeconds * 1000,
+      // Renewals and a candidate's tries share one period, as in client-go and Flux.
+      renewIntervalMs: settings.leaseRetryPeriodSeconds * 1000,
+      retryPeriodMs: settings.leaseRetryPeriodSeconds * 1000,
       logger: log,
       onStartedLeading: () => {
         queue(leadUntilStarted);

@@ -1,6 +1,6 @@
 import { DEFAULT_API_GROUP, isApiGroup, type ApiGroup } from '../api/index.js';
 import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE, type BuildOptions } from '../build/options.js';
-import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE } from '../kube/leader-election.js';
+import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE, DEFAULT_LEASE_TIMINGS } from '../kube/leader-election.js';
 import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
 
 /** How the connection to Temporal is secured; connectionOptionsOf (temporal.ts) checks the combination. */
@@ -25,6 +25,12 @@ export interface Settings {
   taskQueue: string;
   leaseNamespace: string;
   leaseName: string;
+  /** How long a standby waits from the last renewal it saw before taking the Lease over. */
+  leaseDurationSeconds: number;
+  /** The leader stops acting when no renewal succeeded for this long; shorter than the duration. */
+  leaseRenewDeadlineSeconds: number;
+  /** How often the leader renews, and a candidate tries; shorter than the renew deadline. */
+  leaseRetryPeriodSeconds: number;
   /** Empty disables the auto-deploy directory. */
   manifestsDir: string;
   /** 0 disables the HTTP endpoint (metrics, health, readiness); the worker core's metrics use the next port. */
@@ -104,6 +110,24 @@ export const settingSpecs = [
     env: 'HELMFLOW_LEASE_NAME',
     def: DEFAULT_LEASE_NAME,
     help: 'name of the leader Lease',
+  },
+  {
+    flag: '--lease-duration-seconds <n>',
+    env: 'HELMFLOW_LEASE_DURATION_SECONDS',
+    def: String(DEFAULT_LEASE_TIMINGS.durationSeconds),
+    help: 'how long a standby controller waits, from the last renewal it saw, before taking the Lease over',
+  },
+  {
+    flag: '--lease-renew-deadline-seconds <n>',
+    env: 'HELMFLOW_LEASE_RENEW_DEADLINE_SECONDS',
+    def: String(DEFAULT_LEASE_TIMINGS.renewDeadlineSeconds),
+    help: 'the leader stops acting when it could not renew the Lease for this long (below the duration)',
+  },
+  {
+    flag: '--lease-retry-period-seconds <n>',
+    env: 'HELMFLOW_LEASE_RETRY_PERIOD_SECONDS',
+    def: String(DEFAULT_LEASE_TIMINGS.retryPeriodSeconds),
+    help: 'how often the leader renews the Lease and a standby tries to take it (below the renew deadline)',
   },
   {
     flag: '--manifests-dir <dir>',
@@ -201,6 +225,19 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   const activitySlots = wholeNumber('--activity-slots <n>', 1, 'a whole number of at least 1');
   const workflowCache = wholeNumber('--workflow-cache <n>', 0, 'a whole number');
   const resyncSeconds = wholeNumber('--resync-seconds <n>', 1, 'a whole number of at least 1');
+  const leaseDurationSeconds = wholeNumber('--lease-duration-seconds <n>', 2, 'a whole number of at least 2');
+  const leaseRenewDeadlineSeconds = wholeNumber(
+    '--lease-renew-deadline-seconds <n>',
+    1,
+    'a whole number of at least 1',
+  );
+  const leaseRetryPeriodSeconds = wholeNumber('--lease-retry-period-seconds <n>', 1, 'a whole number of at least 1');
+  // The leader must give up before a standby may take over, and must get to retry before it gives up.
+  if (leaseRenewDeadlineSeconds >= leaseDurationSeconds || leaseRetryPeriodSeconds >= leaseRenewDeadlineSeconds) {
+    throw new Error(
+      `--lease-retry-period-seconds (${String(leaseRetryPeriodSeconds)}) must be below --lease-renew-deadline-seconds (${String(leaseRenewDeadlineSeconds)}), which must be below --lease-duration-seconds (${String(leaseDurationSeconds)})`,
+    );
+  }
   const tuning = value('--tuning <json>');
   const tls = value('--temporal-tls <true|false>');
   if (!['', 'true', 'false'].includes(tls)) throw new Error(`--temporal-tls must be true or false, not ${tls}`);
@@ -221,6 +258,9 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     taskQueue: value('--task-queue <name>'),
     leaseNamespace: value('--lease-namespace <ns>'),
     leaseName: value('--lease-name <name>'),
+    leaseDurationSeconds,
+    leaseRenewDeadlineSeconds,
+    leaseRetryPeriodSeconds,
     manifestsDir: value('--manifests-dir <dir>'),
     httpPort: port,
     httpHost: value('--http-host <address>'),

@@ -17,6 +17,15 @@ import { kubeLeaseClient, type LeaseClient } from './lease-client.js';
  * call returns, and campaigns again as a candidate.
  */
 
+/**
+ * helmflow's Lease timings, as Flux's controllers default them rather than client-go's 15 s / 10 s / 2 s: in
+ * `helmflow run` the controller shares its process with the worker, whose activities can keep its event loop busy
+ * for seconds at a time while hundreds of charts install, and a leader that steps down stops signalling and then
+ * signals every chart again when it leads again. The price is a longer wait (35 s) for a standby to take over
+ * from a leader that died without releasing the Lease; one that stops cleanly releases it at once.
+ */
+export const DEFAULT_LEASE_TIMINGS = { durationSeconds: 35, renewDeadlineSeconds: 30, retryPeriodSeconds: 5 } as const;
+
 export const DEFAULT_LEASE_NAMESPACE = 'kube-system';
 export const DEFAULT_LEASE_NAME = 'k3sm-helm-controller';
 

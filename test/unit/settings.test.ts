@@ -13,6 +13,26 @@ describe('resolveSettings', () => {
     expect(() => resolveSettings({ activitySlots: given }, {})).toThrow(/--activity-slots must be a whole number/);
   });
 
+  it('takes Flux’s Lease timings by default, and refuses timings a leader could not keep', () => {
+    expect(resolveSettings({}, {})).toMatchObject({
+      leaseDurationSeconds: 35,
+      leaseRenewDeadlineSeconds: 30,
+      leaseRetryPeriodSeconds: 5,
+    });
+    const env = { HELMFLOW_LEASE_DURATION_SECONDS: '15', HELMFLOW_LEASE_RENEW_DEADLINE_SECONDS: '10' };
+    expect(resolveSettings({ leaseRetryPeriodSeconds: '2' }, env)).toMatchObject({
+      leaseDurationSeconds: 15,
+      leaseRenewDeadlineSeconds: 10,
+      leaseRetryPeriodSeconds: 2,
+    });
+    // A deadline at the duration would let a standby take over while the leader still acts.
+    expect(() => resolveSettings({ leaseRenewDeadlineSeconds: '35' }, {})).toThrow(
+      /--lease-renew-deadline-seconds \(35\), which must be below --lease-duration-seconds \(35\)/,
+    );
+    expect(() => resolveSettings({ leaseRetryPeriodSeconds: '30' }, {})).toThrow(/must be below/);
+    expect(() => resolveSettings({ leaseDurationSeconds: 'long' }, {})).toThrow(/--lease-duration-seconds must be/);
+  });
+
   it('refuses an --http-port that is not a port number', () => {
     expect(() => resolveSettings({ httpPort: 'eighty' }, {})).toThrow(/--http-port must be a port number, not eighty/);
   });
