@@ -1,8 +1,9 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { PooledKubeConfig } from './pooled-kube-config.js';
 
 /** A KubeConfig loaded from one file (the embedded stack's components each have their own). */
 export function kubeConfigFromFile(file: string): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new PooledKubeConfig();
   kc.loadFromFile(file);
   return kc;
 }

@@ -2,6 +2,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { PooledKubeConfig } from './pooled-kube-config.js';
 
 /**
  * Where the controller's and the worker's KubeConfig comes from: what the operator set wins, then what the
@@ -84,7 +85,7 @@ export function resolveKubeConfig(sources: KubeConfigSources = {}): ResolvedKube
 }
 
 function fromFiles(source: KubeConfigSourceKind, files: string[], what: string): ResolvedKubeConfig {
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   const [first, ...rest] = files;
   if (first === undefined) throw new Error('no kubeconfig file to load');
   kubeConfig.loadFromFile(first);
@@ -115,7 +116,7 @@ function inClusterConfig(saDir: string, env: NodeJS.ProcessEnv): ResolvedKubeCon
   if (!existsSync(tokenFile) || !existsSync(caFile)) return undefined;
   const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const namespaceFile = path.join(saDir, 'namespace');
-  const kubeConfig = new KubeConfig();
+  const kubeConfig = new PooledKubeConfig();
   kubeConfig.loadFromOptions({
     clusters: [{ name: 'in-cluster', server, caFile, skipTLSVerify: false }],
     users: [{ name: 'in-cluster', authProvider: { name: 'tokenFile', config: { tokenFile } } }],

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import https from 'node:https';
+import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+
+/**
+ * A KubeConfig whose API calls share one keep-alive HTTPS agent. client-node 1.4 builds a new agent for every
+ * request, so each call opened its own TCP and TLS connection: a handshake's CPU on both ends, and several more
+ * turns of an event loop that, in `helmflow run` installing hundreds of charts, is busy enough that a Lease
+ * renewal made of fresh connections could take longer than its deadline. The TLS identity (CA, client
+ * certificate, server name) is taken from the agent client-node built, so a kubeconfig whose files change gets a
+ * new pool; bearer tokens travel in headers and are unaffected. Proxied clusters keep client-node's own agents.
+ */
+export class PooledKubeConfig extends KubeConfig {
+  private pool: { key: string; agent: https.Agent } | undefined;
+
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    const built = context.getAgent();
+    if (!(built instanceof https.Agent) || built.constructor !== https.Agent) return;
+    const key = identityKey(built.options);
+    if (this.pool?.key !== key) {
+      this.pool?.agent.destroy();
+      this.pool = { key, agent: new https.Agent({ ...built.options, keepAlive: true }) };
+    }
+    context.setAgent(this.pool.agent);
+  }
+}
+
+/** What makes two agents' connections interchangeable: whom they trust and who they are. */
+function identityKey(options: https.AgentOptions): string {
+  const { ca, cert, key, pfx, passphrase, servername, rejectUnauthorized } = options;
+  const text = (value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value);
+  const parts = [ca, cert, key, pfx, passphrase].map((value) => (Array.isArray(value) ? value.map(text) : text(value)));
+  return createHash('sha256')
+    .update(JSON.stringify([...parts, servername, rejectUnauthorized]))
+    .digest('hex');
+}
