@@ -10,6 +10,13 @@ import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
  * certificate, server name) is taken from the agent client-node built, so a kubeconfig whose files change gets a
  * new pool; bearer tokens travel in headers and are unaffected. Proxied clusters keep client-node's own agents.
  */
+/**
+ * A connection left unused this long is closed by the pool (Node's agent applies its timeout to free sockets
+ * only): one the apiserver closed meanwhile, and that the client has not yet noticed, is then not reused. In a
+ * 1,000-chart run without it, reused connections failed with "socket hang up" (each a retried activity).
+ */
+export const FREE_SOCKET_MS = 4_000;
+
 export class PooledKubeConfig extends KubeConfig {
   private pool: { key: string; agent: https.Agent } | undefined;
 
@@ -20,7 +27,7 @@ export class PooledKubeConfig extends KubeConfig {
     const key = identityKey(built.options);
     if (this.pool?.key !== key) {
       this.pool?.agent.destroy();
-      this.pool = { key, agent: new https.Agent({ ...built.options, keepAlive: true }) };
+      this.pool = { key, agent: new https.Agent({ ...built.options, keepAlive: true, timeout: FREE_SOCKET_MS }) };
     }
     context.setAgent(this.pool.agent);
   }

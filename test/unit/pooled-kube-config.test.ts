@@ -1,6 +1,6 @@
 import https from 'node:https';
 import { HttpMethod, RequestContext } from '@kubernetes/client-node';
-import { PooledKubeConfig } from '../../src/kube/pooled-kube-config.js';
+import { FREE_SOCKET_MS, PooledKubeConfig } from '../../src/kube/pooled-kube-config.js';
 
 const config = (caData: string, proxyUrl?: string) => {
   const kc = new PooledKubeConfig();
@@ -28,6 +28,8 @@ describe('PooledKubeConfig', () => {
     expect(first).toBe(second);
     expect(first).toBeInstanceOf(https.Agent);
     expect((first as https.Agent & { keepAlive?: boolean }).keepAlive).toBe(true);
+    // Idle connections are closed by the pool before the server can close them under a reuse.
+    expect((first as https.Agent).options.timeout).toBe(FREE_SOCKET_MS);
     // The bearer token is a header, never part of the pooled agent.
     expect(JSON.stringify((first as https.Agent).options)).not.toContain('not-a-secret');
   });

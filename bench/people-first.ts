@@ -1,0 +1,142 @@
+// People first (issue 10): with N charts installed, `helmflow run` is restarted, so its controller re-signals every
+// chart (what it delivered is forgotten on restart) and the worker replays them. While that resync flood runs, a
+// person applies a new HelmChart and cancels an installed one. Prints apply → the new chart's workflow started,
+// apply → its install Job created and → Installed, cancel → the cancelled chart's status says Paused, and how
+// long the flood itself took (restart → N + 1 desired-state signals sent, from helmflow's /metrics), on an embedded
+// stack of the bench's own, with the production Lease timings.
+// Run: npx tsx bench/people-first.ts [--charts N]   (default 200; needs `npm run setup` and `npm run build`;
+//   HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-people-stack, +3000)
+import { rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { pino } from 'pino';
+import { freePort } from '../src/lib/free-port.js';
+import { get } from '../src/lib/http.js';
+import { waitFor } from '../src/lib/wait.js';
+import { startStack, stopStack } from '../src/devstack/stack.js';
+import { chartWorkflowId } from '../workflows/contract.js';
+
+process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-people-stack');
+process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3000';
+const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
+const { installCrds } = await import('../test/e2e/support/crds.js');
+const { testLayout } = await import('../test/e2e/support/stack.js');
+const { buildChart } = await import('../test/e2e/support/charts.js');
+const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
+const { clients, freshNamespace } = await import('./../test/e2e/support/kube.js');
+const { installMany, startRun } = await import('./helmflow-run.js');
+
+const chartsAt = process.argv.indexOf('--charts');
+const count = chartsAt === -1 ? 200 : Number(process.argv[chartsAt + 1]);
+const layout = testLayout();
+const log = pino({ level: 'warn' });
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
+
+/** Desired-state signals the restarted helmflow has sent so far (its /metrics counter starts at 0). */
+async function desiredSignals(metricsUrl: string): Promise<number> {
+  const body = (await get(metricsUrl)).body;
+  return Number(/^helmflow_signals_total\{signal="desired"\} (\S+)$/m.exec(body)?.[1] ?? 0);
+}
+
+console.error(`people-first --charts ${String(count)}, ${new Date().toISOString()}; load average ${load()}`);
+await stopStack(layout, log);
+rmSync(layout.stateDir, { recursive: true, force: true });
+await startStack(layout, log);
+await installCrds('helm.k3sm.io');
+const settings = helmflowSettings({ ...productionLeaseTimings(), httpPort: await freePort() });
+const metricsUrl = `http://127.0.0.1:${String(settings.httpPort)}/metrics`;
+const connection = await Connection.connect({ address: layout.temporalAddress });
+const temporal = new Client({ connection, namespace: settings.temporalNamespace });
+let run = await startRun(settings, 'compiled');
+try {
+  const many = await installMany(count, run.pid);
+  console.error(`  ${String(count)} charts installed in ${(many.installedMs.at(-1) ?? 0) / 1000} s`);
+  const ns = (await clients().core.listNamespace()).items
+    .map((n) => n.metadata?.name ?? '')
+    .find((n) => n.startsWith('many-'));
+  if (ns === undefined) throw new Error('no namespace of the installed charts');
+
+  // The restart: a controller that forgot what it delivered re-signals every chart.
+  await run.process.stop();
+  const restarted = Date.now();
+  run = await startRun(settings, 'compiled');
+  console.error(`  restarted: /readyz after ${String(run.readyMs)} ms`);
+
+  // A person's change, in the middle of the flood.
+  const person = await freshNamespace('people');
+  const chart = buildChart({ name: 'people' });
+  const applied = Date.now();
+  apply(helmChart(person, 'newcomer', { chartContent: chart.chartContent }));
+  const handle = temporal.workflow.getHandle(
+    chartWorkflowId({ group: 'helm.k3sm.io', namespace: person, name: 'newcomer' }),
+  );
+  const started = await waitFor(
+    'the new chart workflow started',
+    async () => {
+      try {
+        await handle.describe();
+        return Date.now();
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      }
+    },
+    { timeoutMs: 600_000, intervalMs: 50 },
+  );
+  const resyncAtApply = await desiredSignals(metricsUrl);
+  const jobCreated = await waitFor(
+    'its install Job',
+    async () =>
+      await clients()
+        .batch.readNamespacedJob({ name: 'helm-install-newcomer', namespace: person })
+        .then(() => Date.now())
+        .catch(() => undefined),
+    { timeoutMs: 600_000, intervalMs: 50 },
+  );
+
+  // A cancel of an installed chart, also during the flood (if it still runs).
+  const cancelled = 'chart-0';
+  const cancelAt = Date.now();
+  await temporal.workflow
+    .getHandle(chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: cancelled }))
+    .cancel();
+  const paused = await waitFor(
+    `${cancelled} Paused`,
+    async () => ((await readHelmChart(ns, cancelled))?.status?.phase === 'Paused' ? Date.now() : undefined),
+    { timeoutMs: 600_000, intervalMs: 50 },
+  );
+  const resyncAtPause = await desiredSignals(metricsUrl);
+  const installed = await waitFor(
+    'the new chart Installed',
+    async () => ((await readHelmChart(person, 'newcomer'))?.status?.phase === 'Installed' ? Date.now() : undefined),
+    { timeoutMs: 600_000, intervalMs: 100 },
+  );
+  // The flood's end: every chart re-signalled once, and the new one signalled.
+  const floodDone = await waitFor(
+    'every chart re-signalled',
+    async () => ((await desiredSignals(metricsUrl)) >= count + 1 ? Date.now() : undefined),
+    { timeoutMs: 1_800_000, intervalMs: 200 },
+  );
+
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  console.log(`\n${String(count)} installed charts; helmflow run restarted, so its controller re-signals all of them:`);
+  console.log(`  restart → every chart re-signalled (the flood):      ${s(floodDone - restarted)}`);
+  console.log(
+    `  apply of a new chart → its workflow started:         ${s(started - applied)} (${String(resyncAtApply)} desired-state signals sent by then, the new chart's included)`,
+  );
+  console.log(`  apply of a new chart → its install Job created:      ${s(jobCreated - applied)}`);
+  console.log(`  apply of a new chart → Installed:                    ${s(installed - applied)}`);
+  console.log(
+    `  cancel of an installed chart → its status says Paused: ${s(paused - cancelAt)} (${String(resyncAtPause)} sent by then)`,
+  );
+  console.log(`  load average at the end (2 cores): ${load()}`);
+} finally {
+  await run.process.stop().catch(() => run.process.kill());
+  await connection.close();
+  await stopStack(layout, log);
+  rmSync(layout.stateDir, { recursive: true, force: true });
+}
