@@ -10,7 +10,19 @@ export interface WorkQueueOptions {
    */
   resyncConcurrency?: number;
   resyncIntervalMs?: number;
+  /**
+   * A key whose work has not ended after this long gives its slot back and is retried as failed: a call that
+   * never answers must not hold one of the few resync slots for ever (default 60 s).
+   */
+  stallMs?: number;
   onError?: (key: string, err: unknown) => void;
+}
+
+/** The error a key's work is retried with when it did not end within `stallMs`. */
+export class StalledWork extends Error {
+  constructor(key: string, ms: number) {
+    super(`the work on ${key} has not ended after ${String(ms)} ms; its slot is freed and it is retried`);
+  }
 }
 
 /**
@@ -89,9 +101,28 @@ export class WorkQueue {
     }
   }
 
+  /**
+   * The key's work, or a StalledWork once it has run for `stallMs`. The stalled call itself is left to end on its
+   * own; its retry may overlap it, which a signal (idempotent, guarded by the workflow) tolerates.
+   */
+  private async bounded(key: string, urgency: Urgency): Promise<void> {
+    const ms = this.options.stallMs ?? 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(new StalledWork(key, ms));
+      }, ms);
+    });
+    try {
+      await Promise.race([this.handle(key, urgency), stalled]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async run(key: string, urgency: Urgency): Promise<void> {
     try {
-      await this.handle(key, urgency);
+      await this.bounded(key, urgency);
       this.failures.delete(key);
     } catch (err) {
       this.options.onError?.(key, err);
