@@ -95,18 +95,24 @@ export class ChartController {
 
   async start(): Promise<void> {
     const { charts, configs, secrets } = this.informers;
-    // What the initial list reports is the controller catching up, not someone's change: it waits behind changes.
+    // What the initial lists report is the controller catching up, not someone's change: it is queued once every
+    // list is in (so no chart is decided before its config, its values Secrets and its dependencies are cached),
+    // and waits behind changes.
     let listed = false;
-    const urgency = (): Urgency => (listed ? 'change' : 'resync');
+    const initial = new Set<string>();
+    const enqueue = (key: string): void => {
+      if (listed) this.queue.add(key, 'change');
+      else initial.add(key);
+    };
     // A chart others depend on: its change (status, annotations, deletion) may end or start their wait.
     const dependentsOf = (chart: HelmChart, deleted = false) => {
       const key = keyOf(chart.metadata.namespace, chart.metadata.name);
       this.dependents.set(key, deleted ? [] : dependencyKeys(chart).map(chartKeyText));
-      for (const dependent of this.dependents.of(key)) this.queue.add(dependent, urgency());
+      for (const dependent of this.dependents.of(key)) enqueue(dependent);
     };
     const chartChanged = (chart: HelmChart) => {
       this.config.onWatchEvent?.('helmchart');
-      this.queue.add(keyOf(chart.metadata.namespace, chart.metadata.name), urgency());
+      enqueue(keyOf(chart.metadata.namespace, chart.metadata.name));
       dependentsOf(chart);
     };
     charts.on('add', (chart) => {
@@ -123,7 +129,7 @@ export class ChartController {
     });
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
-      this.queue.add(keyOf(config.metadata.namespace, config.metadata.name), urgency());
+      enqueue(keyOf(config.metadata.namespace, config.metadata.name));
     };
     configs.on('add', configChanged);
     configs.on('update', configChanged);
@@ -134,7 +140,7 @@ export class ChartController {
       for (const chart of charts.list(namespace)) {
         if (this.referencedSecrets(chart).includes(name)) {
           this.config.onWatchEvent?.('secret');
-          this.queue.add(keyOf(namespace, chart.metadata.name), urgency());
+          enqueue(keyOf(namespace, chart.metadata.name));
         }
       }
     };
@@ -143,6 +149,7 @@ export class ChartController {
     secrets.on('delete', secretChanged);
     await this.informers.start();
     listed = true;
+    for (const key of initial) this.queue.add(key, 'resync');
     this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
   }
 
