@@ -1,4 +1,4 @@
-import { DEPENDS_ON_ANNOTATION, type HelmChart } from '../../src/api/index.js';
+import { DEFAULT_API_GROUP, DEPENDS_ON_ANNOTATION, type HelmChart } from '../../src/api/index.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
@@ -81,7 +81,16 @@ describe('depends-on: a chart waits for the charts it names', () => {
       expect(jobs.added).toEqual([]);
 
       // Breaking the cycle on b re-decides a too (it depends on b): b installs, then a.
-      kubectl(['annotate', 'helmchart', 'b', '-n', ns, `${DEPENDS_ON_ANNOTATION}-`]);
+      // Qualified: other suites serve helm.cattle.io's HelmChart on the same stack, which a bare `helmchart` may name.
+      const annotated = kubectl([
+        'annotate',
+        `helmcharts.${DEFAULT_API_GROUP}`,
+        'b',
+        '-n',
+        ns,
+        `${DEPENDS_ON_ANNOTATION}-`,
+      ]);
+      expect(annotated).toMatchObject({ status: 0 });
       await chartInstalled(ns, 'b');
       const installedA = await chartInstalled(ns, 'a');
       expect(conditionOf(installedA, 'DependenciesReady')).toMatchObject({ status: 'True' });
