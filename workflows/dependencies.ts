@@ -4,6 +4,7 @@
  * UI's current details while it holds.
  */
 import { setCurrentDetails } from '@temporalio/workflow';
+import { DEPENDS_ON_ANNOTATION } from '../src/api/depends-on.js';
 import { DependenciesReadyCondition } from '../src/api/reasons.js';
 import type { DependencyHold } from './contract.js';
 import { phaseAfterResume, type ChartState } from './state.js';
@@ -37,7 +38,7 @@ export async function reportDependencies(
           type: DependenciesReadyCondition.type,
           status: 'True' as const,
           reason: DependenciesReadyCondition.ready,
-          message: 'every chart named by helm.k3sm.io/depends-on is installed',
+          message: `every chart named by ${DEPENDS_ON_ANNOTATION} is installed`,
         }
       : {
           type: DependenciesReadyCondition.type,

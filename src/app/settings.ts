@@ -33,7 +33,7 @@ export interface Settings {
   leaseRetryPeriodSeconds: number;
   /** Empty disables the auto-deploy directory. */
   manifestsDir: string;
-  /** 0 disables the HTTP endpoint (metrics, health, readiness); the worker core's metrics use the next port. */
+  /** 0 disables the HTTP endpoint (metrics, health, readiness); the worker core's metrics use a free loopback port of their own, served through it. */
   httpPort: number;
   httpHost: string;
   jobImage: string;

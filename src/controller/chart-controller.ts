@@ -53,7 +53,8 @@ export interface ChartControllerConfig {
   onWatchEvent?: (kind: string) => void;
 }
 
-const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+// The same text as the depends-on index's keys (chartKeyText), so a dependent found there is a key of this queue.
+const keyOf = (namespace: string, name: string) => chartKeyText({ namespace, name });
 
 /** How long a run just signalled may be missing from Temporal's listing (visibility is eventually consistent). */
 const VISIBILITY_LAG_MS = 10_000;

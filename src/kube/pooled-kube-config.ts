@@ -3,6 +3,13 @@ import https from 'node:https';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
 
 /**
+ * A connection left unused this long is closed by the pool (Node's agent applies its timeout to free sockets
+ * only): one the apiserver closed meanwhile, and that the client has not yet noticed, is then not reused. In a
+ * 1,000-chart run without it, reused connections failed with "socket hang up" (each a retried activity).
+ */
+export const FREE_SOCKET_MS = 4_000;
+
+/**
  * A KubeConfig whose API calls share one keep-alive HTTPS agent. client-node 1.4 builds a new agent for every
  * request, so each call opened its own TCP and TLS connection: a handshake's CPU on both ends, and several more
  * turns of an event loop that, in `helmflow run` installing hundreds of charts, is busy enough that a Lease
@@ -10,13 +17,6 @@ import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
  * certificate, server name) is taken from the agent client-node built, so a kubeconfig whose files change gets a
  * new pool; bearer tokens travel in headers and are unaffected. Proxied clusters keep client-node's own agents.
  */
-/**
- * A connection left unused this long is closed by the pool (Node's agent applies its timeout to free sockets
- * only): one the apiserver closed meanwhile, and that the client has not yet noticed, is then not reused. In a
- * 1,000-chart run without it, reused connections failed with "socket hang up" (each a retried activity).
- */
-export const FREE_SOCKET_MS = 4_000;
-
 export class PooledKubeConfig extends KubeConfig {
   private pool: { key: string; agent: https.Agent } | undefined;
 

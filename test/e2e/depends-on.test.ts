@@ -1,8 +1,8 @@
-import { DEFAULT_API_GROUP, DEPENDS_ON_ANNOTATION, type HelmChart } from '../../src/api/index.js';
+import { DEFAULT_API_GROUP, DEPENDS_ON_ANNOTATION } from '../../src/api/index.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
-import { apply, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
+import { apply, chartInstalled, conditionOf, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, eventsOf, freshNamespace, kubectl } from './support/kube.js';
 import { chartWorkflowDetails, watchJobs } from './support/observe.js';
 
@@ -10,7 +10,6 @@ const helmflow = useHelmflow();
 const chart = buildChart({ name: 'ordered', values: { greeting: 'hello' } });
 
 const dependsOn = (value: string) => ({ annotations: { [DEPENDS_ON_ANNOTATION]: value } });
-const conditionOf = (c: HelmChart | undefined, type: string) => c?.status?.conditions?.find((x) => x.type === type);
 
 /** The DependenciesReady condition once it has `reason`, within a deadline. */
 async function dependenciesCondition(namespace: string, name: string, reason: string) {

@@ -1,10 +1,16 @@
-import type { HelmChart, HelmChartCondition } from '../../src/api/index.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { startChartRepo, type ChartRepo } from './support/chart-repo.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
-import { apply, chartInstalled, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
+import {
+  apply,
+  chartInstalled,
+  conditionOf,
+  helmChart,
+  readHelmChart,
+  releaseRevisions,
+} from './support/helmcharts.js';
 import { clients, freshNamespace } from './support/kube.js';
 
 useHelmflow();
@@ -17,9 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await repo.close();
 });
-
-const conditionOf = (chart: HelmChart | undefined, type: string): HelmChartCondition | undefined =>
-  chart?.status?.conditions?.find((c) => c.type === type);
 
 /** Waits until the chart's `type` condition has `reason`; returns the chart and the seconds since `since`. */
 async function conditionReason(namespace: string, name: string, type: string, reason: string, since: number) {

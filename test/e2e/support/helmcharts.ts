@@ -34,7 +34,8 @@ export async function readHelmChart(namespace: string, name: string): Promise<He
   }
 }
 
-const condition = (chart: HelmChart | undefined, type: string) =>
+/** The chart's condition of `type`, if its status has one. */
+export const conditionOf = (chart: HelmChart | undefined, type: string) =>
   chart?.status?.conditions?.find((c) => c.type === type);
 
 /** Waits until the chart's last install of its current generation succeeded. */
@@ -43,7 +44,7 @@ export async function chartInstalled(namespace: string, name: string, timeoutMs 
     `HelmChart ${namespace}/${name} to be installed`,
     async () => {
       const chart = await readHelmChart(namespace, name);
-      const failed = condition(chart, 'Failed');
+      const failed = conditionOf(chart, 'Failed');
       const current = chart?.status?.observedGeneration === chart?.metadata.generation;
       return chart !== undefined && current && failed?.status === 'False' && chart.status?.phase === 'Installed'
         ? chart
@@ -58,7 +59,7 @@ export async function chartFailed(namespace: string, name: string, timeoutMs = 1
     `HelmChart ${namespace}/${name} to have Failed=True`,
     async () => {
       const chart = await readHelmChart(namespace, name);
-      return condition(chart, 'Failed')?.status === 'True' ? chart : undefined;
+      return conditionOf(chart, 'Failed')?.status === 'True' ? chart : undefined;
     },
     { timeoutMs, intervalMs: 300 },
   );
