@@ -41,7 +41,7 @@ async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | u
 }
 
 /** Whether helm has a record of the release (its storage driver's Secrets or ConfigMaps), so helm will upgrade it. */
-async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<boolean> {
+export async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<boolean> {
   const { release, targetNamespace, driver } = settingsOf(chart, undefined);
   const query = { namespace: targetNamespace, labelSelector: `owner=helm,name=${release}`, limit: 1 };
   const found =
@@ -56,36 +56,42 @@ async function applyCrd(deps: ActivityDeps, crd: CrdLike): Promise<void> {
   await deps.objects.patch(crd, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
 }
 
+/** What one comparison found: how many CRDs the chart printed, and those left behind (not applied), described. */
+export interface CrdsComparison {
+  crds: number;
+  behind: string | undefined;
+}
+
 /**
- * Once a pod of the install Job has printed its chart's `crds/` (the `crds` init container, right before
- * `helm upgrade`), compares them with the cluster's CRDs, which helm installs only when absent and never upgrades.
- * Each CRD the cluster has behind (a version or a schema field missing, or the CRD absent) is named in
- * `CRDsCurrent=False/CRDsStale` and a `HelmChartCRDsStale` Warning; with the annotation `<group>/crds: apply` the
- * chart's CRDs are server-side applied instead (`CRDsApplied`, a Normal Event). CRDs are never deleted. Returns
- * false while no pod has printed them yet. The CRDs go from the pod's log to Kubernetes, never through Temporal.
+ * Compares the CRDs a helmflow Job printed (`helm show crds`) with the cluster's CRDs, which helm installs only
+ * when absent and never upgrades. Each CRD the cluster has behind (a version or a schema field missing, or the CRD
+ * absent before an upgrade) is named in `CRDsCurrent=False/CRDsStale` and a `HelmChartCRDsStale` Warning; with the
+ * annotation `<group>/crds: apply` the chart's CRDs are server-side applied instead (`CRDsApplied`, a Normal Event).
+ * CRDs are never deleted. `upgrade` says whether helm has the release (asked only when something is behind). The
+ * CRDs go from the pod's log to Kubernetes, never through Temporal.
  */
-export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, job: V1Job): Promise<boolean> {
-  const { namespace } = target.ref;
-  const jobName = job.metadata?.name ?? '';
-  const jobUid = job.metadata?.uid ?? '';
-  const pod = (await podsOfJob(deps, namespace, jobName, jobUid)).find(crdsPrinted);
-  if (pod?.metadata?.name === undefined) return false;
-  const printed = await deps.core.readNamespacedPodLog({
-    name: pod.metadata.name,
-    namespace,
-    container: CRDS_CONTAINER,
-  });
+export async function compareChartCrds(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  job: { jobName: string; jobUid: string },
+  printed: string,
+  upgrade: (chart: HelmChart) => Promise<boolean>,
+): Promise<CrdsComparison> {
+  const { jobName, jobUid } = job;
   const chartCrds = parseChartCrds(printed);
-  if (chartCrds.length === 0) return true;
+  const crds = chartCrds.length;
+  if (crds === 0) return { crds, behind: undefined };
   const chart = await readChart(deps, target);
-  if (chart === undefined) return true;
+  if (chart === undefined) return { crds, behind: undefined };
   const apply = chart.metadata.annotations?.[crdsAnnotationKey(target.ref.group)] === CRDS_APPLY;
-  // A first install creates the CRDs that are absent; only an upgrade leaves them so.
-  const upgrade = await releaseExists(deps, chart);
   const drifts = [];
+  let isUpgrade: boolean | undefined;
   for (const crd of chartCrds) {
     const drift = crdDrift(crd, await clusterCrd(deps, crd.metadata?.name ?? ''));
-    if (drift !== undefined && (apply || upgrade || !drift.missing)) drifts.push({ crd, drift });
+    if (drift === undefined) continue;
+    // A first install creates the CRDs that are absent; only an upgrade leaves them so.
+    if (drift.missing && !apply) isUpgrade ??= await upgrade(chart);
+    if (!drift.missing || apply || isUpgrade === true) drifts.push({ crd, drift });
   }
   const names = chartCrds.map((c) => c.metadata?.name ?? '').join(', ');
   if (drifts.length === 0) {
@@ -99,7 +105,7 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
         },
       ],
     });
-    return true;
+    return { crds, behind: undefined };
   }
   const behind = drifts.map((d) => describeDrift(d.drift)).join('\n');
   if (apply) for (const { crd } of drifts) await applyCrd(deps, crd);
@@ -122,5 +128,26 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
   const { status, reason, event, message } = report;
   await setStatus(deps, target, { conditions: [{ type: CrdsCurrentCondition.type, status, reason, message }] });
   await recordRepeatedEvent(deps, target, { ...event, message }, { jobUid, failedPods: 1 });
-  return true;
+  return { crds, behind: apply ? undefined : behind };
+}
+
+/**
+ * The install Job's own comparison, once one of its pods has printed the chart's `crds/` (the `crds` init
+ * container, right before `helm upgrade`): it runs beside the upgrade, for an attempt whose CRDs were not compared
+ * before its Job (a first install, or a chart never seen printing CRDs). Returns how many CRDs the chart has, or
+ * undefined while no pod has printed them yet.
+ */
+export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, job: V1Job): Promise<number | undefined> {
+  const { namespace } = target.ref;
+  const jobName = job.metadata?.name ?? '';
+  const jobUid = job.metadata?.uid ?? '';
+  const pod = (await podsOfJob(deps, namespace, jobName, jobUid)).find(crdsPrinted);
+  if (pod?.metadata?.name === undefined) return undefined;
+  const printed = await deps.core.readNamespacedPodLog({
+    name: pod.metadata.name,
+    namespace,
+    container: CRDS_CONTAINER,
+  });
+  return (await compareChartCrds(deps, target, { jobName, jobUid }, printed, (chart) => releaseExists(deps, chart)))
+    .crds;
 }

@@ -10,6 +10,7 @@ import { JobWatcher } from './job-watcher.js';
 import { classifyingErrors } from './kube-errors.js';
 import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
 import { prepareInstall } from './prepare.js';
+import { awaitChartCrds } from './crds-first.js';
 import { recordRelease } from './release.js';
 import { releaseFinalizer, setStatus } from './status.js';
 import type { ChartActivities, ChartTarget, Inspection } from './types.js';
@@ -42,7 +43,8 @@ export function createActivities(config: ActivitiesConfig): {
   const jobs = new JobWatcher(config.kubeConfig, clients.batch, config.log);
   const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs };
   const activities: ChartActivities = {
-    prepareInstall: (target, attempt) => prepareInstall(deps, target, attempt),
+    prepareInstall: (target, attempt, crds) => prepareInstall(deps, target, attempt, crds),
+    awaitChartCrds: (target, job) => awaitChartCrds(deps, target, job),
     inspectChart: (target) => inspectChart(deps, target),
     ensureIdentity: (target) => ensureIdentity(deps, target),
     ensureInstallInputs: (target) => ensureInstallInputs(deps, target),

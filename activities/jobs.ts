@@ -84,11 +84,11 @@ export async function startInstallJob(
 ): Promise<StartedJob | undefined> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return undefined;
-  return createInstallJob(deps, target, buildInstall(input, { ...deps.build, group: deps.group }).job, attempt);
+  return createAttemptJob(deps, target, buildInstall(input, { ...deps.build, group: deps.group }).job, attempt);
 }
 
-/** Creates this attempt's install Job as built from a read already validated (replacing any older one). */
-export async function createInstallJob(
+/** Creates this attempt's Job (its install Job, or its crds Job) as built from a read already validated (replacing any older one). */
+export async function createAttemptJob(
   deps: ActivityDeps,
   target: ChartTarget,
   job: V1Job,
@@ -114,7 +114,8 @@ export async function deleteJob(deps: ActivityDeps, ref: ChartRef, jobName: stri
   await deleteJobAndWait(deps, ref.namespace, jobName);
 }
 
-function outcomeOf(job: V1Job): JobOutcome | undefined {
+/** How a Job ended, from its conditions; undefined while it runs. */
+export function outcomeOf(job: V1Job): JobOutcome | undefined {
   for (const condition of job.status?.conditions ?? []) {
     if (condition.status !== 'True') continue;
     if (condition.type === 'Complete') return { outcome: 'succeeded' };
@@ -145,8 +146,11 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
   const context = Context.current();
   await deps.jobs.start();
   let reads = 0;
-  // An install Job's chart CRDs are compared once, as soon as a pod has printed them (chart-crds.ts).
-  let crdsChecked = job.failedPodsReported === undefined;
+  // An install Job's chart CRDs are compared once, as soon as a pod has printed them (chart-crds.ts), unless this
+  // attempt compared them before the Job.
+  let crdsChecked = job.failedPodsReported === undefined || job.crdsCompared === true;
+  let chartCrds: number | undefined;
+  const withCrds = (outcome: JobOutcome): JobOutcome => (chartCrds === undefined ? outcome : { ...outcome, chartCrds });
   for (;;) {
     // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
     const current = await deps.jobs.get(ref.namespace, job.jobName, reads % 30 === 29);
@@ -159,7 +163,8 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
       // failed pre-flights lists nothing.
       if (!crdsChecked && ((current.status?.active ?? 0) > 0 || outcome !== undefined)) {
-        crdsChecked = !printsChartCrds(current) || (await checkChartCrds(deps, targetOf(deps, ref, current), current));
+        if (printsChartCrds(current)) chartCrds = await checkChartCrds(deps, targetOf(deps, ref, current), current);
+        crdsChecked = !printsChartCrds(current) || chartCrds !== undefined;
       }
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
@@ -172,7 +177,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
         );
       if (outcome !== undefined) {
         if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
-        return outcome;
+        return withCrds(outcome);
       }
       const failedPods = current.status?.failed ?? 0;
       if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
@@ -180,7 +185,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
         const target = targetOf(deps, ref, current);
         const preflight = preflightModeOf(current, deps.group);
         const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
-        return { outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) };
+        return withCrds({ outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) });
       }
     }
     context.heartbeat({ jobName: job.jobName });

@@ -1,11 +1,13 @@
 import { Context } from '@temporalio/activity';
-import { planInstall } from '../src/build/index.js';
+import type { HelmChart } from '../src/api/index.js';
+import { crdsStepOf, planInstall } from '../src/build/index.js';
+import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { createInstallJob } from './jobs.js';
+import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
-import type { ChartTarget, Preparation } from './types.js';
+import type { ChartTarget, CrdsHint, Preparation } from './types.js';
 import { jobCreatedStatus } from '../workflows/status-updates.js';
 
 /**
@@ -13,8 +15,15 @@ import { jobCreatedStatus } from '../workflows/status-updates.js';
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
  * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
+ * Before an upgrade of a chart whose crds/ are to be compared first (crdsStepOf), the Job it creates is
+ * helm-crds-<name> instead, and the workflow calls it again once they are (`crds.checkedDigest`).
  */
-export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, attempt: number): Promise<Preparation> {
+export async function prepareInstall(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  attempt: number,
+  crds: CrdsHint = {},
+): Promise<Preparation> {
   const input = await readInstallInput(deps, target);
   if (input === undefined) return { state: 'gone' };
   const generation = input.chart.metadata.generation ?? 0;
@@ -25,11 +34,20 @@ export async function prepareInstall(deps: ActivityDeps, target: ChartTarget, at
   heartbeat('install inputs');
   await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
-  const job = await createInstallJob(deps, target, plan.objects.job, attempt);
+  const crdsFirst = await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds);
+  const job = await createAttemptJob(deps, target, crdsFirst ? plan.objects.crdsJob : plan.objects.job, attempt);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');
   await setStatus(deps, target, jobCreatedStatus(job.jobName, attempt, generation), input.chart);
-  return { state: 'started', generation, job };
+  return { state: crdsFirst ? 'crdsCheck' : 'started', generation, job };
+}
+
+/** crdsStepOf, with the release looked up only when the answer depends on it. */
+async function comparesCrdsFirst(deps: ActivityDeps, chart: HelmChart, digest: string, crds: CrdsHint) {
+  const known = { digest, ...crds };
+  const step = crdsStepOf(known);
+  if (step !== 'lookUpRelease') return step === 'checkCrds';
+  return crdsStepOf({ ...known, releaseExists: await releaseExists(deps, chart) }) === 'checkCrds';
 }
 
 function heartbeat(step: string): void {

@@ -19,11 +19,34 @@ export interface Refusal {
 export type Inspection =
   { state: 'present'; generation: number; deleting: boolean; refusal: Refusal | undefined } | { state: 'gone' };
 
-/** What prepareInstall did with its one read: the chart is gone, refused (no object created), or its Job started. */
+/**
+ * What prepareInstall did with its one read: the chart is gone, refused (no object created), its install Job
+ * started, or, before an upgrade of a chart with CRDs, its helm-crds-<name> Job started instead (src/build/crds-job.ts).
+ */
 export type Preparation =
   | { state: 'gone' }
   | { state: 'refused'; generation: number; refusal: Refusal }
-  | { state: 'started'; generation: number; job: StartedJob };
+  | { state: 'started'; generation: number; job: StartedJob }
+  | { state: 'crdsCheck'; generation: number; job: StartedJob };
+
+/** What the workflow knows of the chart's crds/ when it prepares an attempt (see crdsStepOf in src/build). */
+export interface CrdsHint {
+  /** The digest whose crds/ this attempt already compared before its install Job. */
+  checkedDigest?: string;
+  /** Whether the chart printed any CRDs the last time they were read (absent: never read by this workflow). */
+  chartCrds?: boolean;
+}
+
+/**
+ * How the comparison before an upgrade ended: nothing behind (or applied, as annotated), so the install Job may
+ * go; something behind, already reported on the chart (CRDsCurrent=False/CRDsStale and a Warning), so the upgrade
+ * must not run; or the crds Job did not print them (it failed or vanished), so the install Job goes ahead and its
+ * own pre-flight and `crds` step say why. Names of CRDs and fields only, never their documents.
+ */
+export type CrdsVerdict =
+  | { state: 'current'; crds: number }
+  | { state: 'stale'; crds: number; behind: string }
+  | { state: 'unread'; why: string };
 
 export interface StartedJob {
   jobName: string;
@@ -34,12 +57,16 @@ export interface StartedJob {
   deadlineSeconds: number;
 }
 
-export type JobOutcome =
+export type JobOutcome = (
   | { outcome: 'succeeded' }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'gone' }
   /** A pod failed and the Job retries: already on the chart (condition and Event); counts only, never logs. */
-  | { outcome: 'podFailed'; failedPods: number; exitCode?: number };
+  | { outcome: 'podFailed'; failedPods: number; exitCode?: number }
+) & {
+  /** Set when this wait read the chart's crds/ from the install Job's `crds` step: how many CRDs it printed. */
+  chartCrds?: number;
+};
 
 /** What awaitJob waits on. */
 export interface AwaitedJob {
@@ -56,6 +83,8 @@ export interface AwaitedJob {
    * observedGeneration), written with Installed=True in the one write the wait makes when the Job succeeds.
    */
   installed?: StatusUpdate;
+  /** Set when this attempt compared the chart's crds/ before the Job (helm-crds-<name>): the wait does not again. */
+  crdsCompared?: boolean;
 }
 
 export interface ConditionUpdate {
@@ -92,7 +121,12 @@ export interface ChartActivities {
    * the chart ConfigMap and this attempt's Job. Replaces inspectChart, ensureIdentity, ensureInstallInputs and
    * startInstallJob, which stay for runs recorded before the patch one-prepare-step.
    */
-  prepareInstall(target: ChartTarget, attempt: number): Promise<Preparation>;
+  prepareInstall(target: ChartTarget, attempt: number, crds?: CrdsHint): Promise<Preparation>;
+  /**
+   * Waits for helm-crds-<name> (heartbeating, bounded by its deadline), then compares the crds/ it printed with
+   * the cluster's and reports, or applies them when the chart says `<group>/crds: apply`.
+   */
+  awaitChartCrds(target: ChartTarget, job: StartedJob): Promise<CrdsVerdict>;
   /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
   inspectChart(target: ChartTarget): Promise<Inspection>;
   /** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>. */

@@ -3,8 +3,9 @@
  * apiserver refuses for good ends the attempt as failed with that reason, reported at once.
  */
 import { patched } from '@temporalio/workflow';
-import type { ChartTarget, Preparation } from '../activities/types.js';
-import { installJobName } from '../src/build/names.js';
+import type { ChartTarget, CrdsHint, CrdsVerdict, JobOutcome, Preparation, StartedJob } from '../activities/types.js';
+import { CrdsCurrentCondition } from '../src/api/reasons.js';
+import { crdsJobName, installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
 import { awaitInstallJob } from './install-wait.js';
@@ -54,25 +55,26 @@ async function reportFailed(
 }
 
 /** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
-async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
+async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Preparation> {
   c.creatingJob = true;
   try {
-    return await prepareSteps(c, s, t);
+    return await prepareSteps(c, s, t, crds);
   } finally {
     c.creatingJob = false;
   }
 }
 
-async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<Preparation> {
+async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Preparation> {
   const { ref, where } = c;
   // A lean run (patch lean-chart-history) always prepares in one step, and needs no second marker for it.
   if (c.lean || patched('one-prepare-step')) {
     return act.prepareInstall.executeWithOptions(
       {
         ...waitingCall,
-        summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)} (attempt ${s.attempt})`,
+        summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)}${mayCompareCrds(crds) ? ` (or first ${crdsJobName(ref.name)}, before an upgrade with CRDs)` : ''} (attempt ${s.attempt})`,
       },
-      [t, s.attempt],
+      // Runs recorded before the crds Job existed were called with two arguments; an empty hint adds none.
+      hintGiven(crds) ? [t, s.attempt, crds] : [t, s.attempt],
     );
   }
   const inspection = await act.inspectChart.executeWithOptions(
@@ -100,9 +102,47 @@ async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
   return job === undefined ? { state: 'gone' } : { state: 'started', generation, job };
 }
 
+const mayCompareCrds = (crds: CrdsHint) => crds.chartCrds !== false && crds.checkedDigest === undefined;
+
+const hintGiven = (crds: CrdsHint) => crds.chartCrds !== undefined || crds.checkedDigest !== undefined;
+
+/** Waits for the crds Job and compares what it printed with the cluster's CRDs (activities/crds-first.ts). */
+function compareCrds(c: ChartSteps, t: ChartTarget, job: StartedJob): Promise<CrdsVerdict> {
+  return act.awaitChartCrds.executeWithOptions(
+    {
+      ...waitingCall,
+      summary: `Wait for ${job.jobName}, then compare the chart's crds/ with the cluster's CRDs before helm upgrade`,
+      startToCloseTimeout: `${job.deadlineSeconds + 120} seconds`,
+    },
+    [t, job],
+  );
+}
+
+/** What a Job said of the chart's crds/, kept for the next attempt's decision (crdsStepOf). */
+function learnCrds(s: ChartState, outcome: Pick<JobOutcome, 'chartCrds'>): void {
+  if (outcome.chartCrds !== undefined) s.chartCrds = outcome.chartCrds > 0;
+}
+
 async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promise<AttemptResult> {
   const { ref, setStatus } = c;
-  const prepared = await prepare(c, s, t);
+  const known = (): CrdsHint => (s.chartCrds === undefined ? {} : { chartCrds: s.chartCrds });
+  let prepared = await prepare(c, s, t, known());
+  // Before an upgrade of a chart with CRDs, prepareInstall started helm-crds-<name> instead of the install Job:
+  // its crds/ are compared (or applied) first, and an upgrade that would leave CRDs behind does not run.
+  let crdsCompared = false;
+  while (prepared.state === 'crdsCheck') {
+    const checked = prepared.job;
+    s.jobName = checked.jobName;
+    const verdict = await compareCrds(c, t, checked);
+    if (verdict.state !== 'unread') learnCrds(s, { chartCrds: verdict.crds });
+    if (verdict.state === 'stale') {
+      const message = `helm upgrade did not run: the cluster's CRDs are behind the chart's crds/ (see ${CrdsCurrentCondition.type}):\n${verdict.behind}`;
+      await reportFailed(c, t, { reason: CrdsCurrentCondition.stale, message }, prepared.generation);
+      return { kind: 'failed', reason: CrdsCurrentCondition.stale, jobName: undefined };
+    }
+    crdsCompared = verdict.state === 'current';
+    prepared = await prepare(c, s, t, { ...known(), checkedDigest: checked.digest });
+  }
   if (prepared.state === 'gone') return { kind: 'gone' };
   const { generation } = prepared;
   if (prepared.state === 'refused') {
@@ -117,8 +157,12 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
     job,
     ref.name,
     // A lean run's wait writes the whole success report (phase Installed) in the write it makes anyway.
-    (summary, reported) =>
-      c.awaitJob(job, summary, reported, c.lean ? installedStatus(job.jobName, job.digest, generation) : undefined),
+    async (summary, reported) => {
+      const installed = c.lean ? installedStatus(job.jobName, job.digest, generation) : undefined;
+      const waited = await c.awaitJob(job, summary, reported, installed, crdsCompared);
+      learnCrds(s, waited);
+      return waited;
+    },
     c.lean,
   );
   if (outcome.outcome === 'succeeded') {

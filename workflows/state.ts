@@ -36,6 +36,11 @@ export interface ChartState {
   suspendReported?: boolean;
   /** What the chart's status last said holds it back for its dependencies (absent: nothing, or never said). */
   dependenciesReported?: DependencyHold;
+  /**
+   * Whether the chart printed any CRDs the last time a Job read its crds/ (absent: never read by this workflow).
+   * An upgrade of a chart that has them compares them before its install Job (src/build/crds-job.ts).
+   */
+  chartCrds?: boolean;
 }
 
 export function initialState(ref: ChartRef, tuning: Tuning): ChartState {

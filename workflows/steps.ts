@@ -64,13 +64,15 @@ export interface ChartSteps {
   personWaiting: ActivityOptions;
   /**
    * `failedPodsReported` defined: the wait also returns at each new failed pod (see install-wait.ts).
-   * `installed`: the status the wait writes if the Job succeeds.
+   * `installed`: the status the wait writes if the Job succeeds. `crdsCompared`: the attempt compared the chart's
+   * crds/ before the Job, so the wait does not again.
    */
   awaitJob: (
     job: StartedJob,
     summary: string,
     failedPodsReported?: number,
     installed?: StatusUpdate,
+    crdsCompared?: boolean,
   ) => ReturnType<ChartActivities['awaitJob']>;
   bestEffort: (report: () => Promise<void>) => Promise<void>;
 }
@@ -113,7 +115,7 @@ export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
       act.recordEvent.executeWithOptions({ ...kubeCall, ...extra, summary: eventSummary(where, event) }, [t, event]),
     personWaiting: lean ? PERSON_WAITING : {},
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
-    awaitJob: (job, summary, failedPodsReported, installed) =>
+    awaitJob: (job, summary, failedPodsReported, installed, crdsCompared) =>
       act.awaitJob.executeWithOptions(
         {
           ...kubeCall,
@@ -129,6 +131,7 @@ export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
             deadlineSeconds: job.deadlineSeconds,
             failedPodsReported,
             ...(installed === undefined ? {} : { installed }),
+            ...(crdsCompared === true ? { crdsCompared } : {}),
           },
         ],
       ),

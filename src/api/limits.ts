@@ -1,4 +1,4 @@
-import { deleteJobName, installJobName } from '../build/names.js';
+import { crdsJobName, deleteJobName, installJobName } from '../build/names.js';
 
 /** Numbers the apiserver rules (schema.ts) and the code checks (validate.ts) share. */
 
@@ -9,13 +9,13 @@ export const MAX_RELEASE_NAME = 53;
 export const MAX_LABEL_VALUE = 63;
 
 /**
- * The longest HelmChart name whose every derived name fits: the Job names (helm-install-<name>, the longest, and
- * helm-delete-<name>) must be label values, which binds harder than the release limit. Derived from names.ts so
+ * The longest HelmChart name whose every derived name fits: the Job names (helm-install-<name>, the longest,
+ * helm-delete-<name> and helm-crds-<name>) must be label values, which binds harder than the release limit. Derived from names.ts so
  * that a longer prefix there lowers it here.
  */
 export const MAX_CHART_NAME = Math.min(
   MAX_RELEASE_NAME,
-  MAX_LABEL_VALUE - Math.max(installJobName('').length, deleteJobName('').length),
+  MAX_LABEL_VALUE - Math.max(installJobName('').length, deleteJobName('').length, crdsJobName('').length),
 );
 
 /** The chart archive lives in a ConfigMap, so its decoded size must stay under 1 MiB. */

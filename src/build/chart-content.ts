@@ -3,7 +3,8 @@ import { compactBase64, type ApiGroup, type HelmChart } from '../api/index.js';
 import { chartLabels } from './labels.js';
 import { chartContentConfigMapName } from './names.js';
 import { ownerReference } from './owner.js';
-import { CHART_ARCHIVE_KEY } from './source.js';
+import type { JobVolume } from './pod.js';
+import { CHART_ARCHIVE_KEY, CHART_DIR } from './source.js';
 
 /**
  * chart-content-<name>: the archive of a chartContent install as binaryData, mounted where the Job's chart
@@ -23,5 +24,14 @@ export function chartContentConfigMap(chart: HelmChart, group: ApiGroup): V1Conf
     },
     // binaryData is base64 on the wire, so the HelmChart's text goes in as is, minus YAML line folding.
     binaryData: { [CHART_ARCHIVE_KEY]: compactBase64(content) },
+  };
+}
+
+/** The volume that mounts chart-content-<name> where a Job's chart reference points (CHART_DIR). */
+export function chartContentVolume(chart: HelmChart): JobVolume {
+  return {
+    volume: { name: 'chart', configMap: { name: chartContentConfigMapName(chart.metadata.name), defaultMode: 0o444 } },
+    dir: CHART_DIR,
+    readOnly: true,
   };
 }

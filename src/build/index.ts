@@ -2,6 +2,7 @@ import type { V1ClusterRoleBinding, V1ConfigMap, V1Job, V1Secret, V1ServiceAccou
 import { installProblems, type HelmChart, type HelmChartConfig, type Refusal, type SecretData } from '../api/index.js';
 import { chartContentConfigMap } from './chart-content.js';
 import { clusterRoleBinding } from './cluster-role-binding.js';
+import { crdsJob } from './crds-job.js';
 import { deleteJob } from './delete-job.js';
 import { desiredDigest } from './digest.js';
 import { installJob } from './install-job.js';
@@ -18,6 +19,7 @@ export * from './names.js';
 export * from './options.js';
 export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from './pod.js';
 export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
+export { CRDS_JOB_TTL_SECONDS, crdsStepOf, type CrdsKnowledge, type CrdsStep } from './crds-job.js';
 export { settingsOf, type Settings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';
 export { setEntries, setStringText, type SetEntries } from './set-args.js';
@@ -40,6 +42,8 @@ export interface InstallObjects {
   /** Only for a chartContent install. */
   chartContent?: V1ConfigMap;
   job: V1Job;
+  /** helm-crds-<name>, created instead of the install Job when the chart's crds/ are compared first (crds-job.ts). */
+  crdsJob: V1Job;
 }
 
 export type InstallPlan = { ok: true; objects: InstallObjects } | { ok: false; refusal: Refusal };
@@ -59,6 +63,7 @@ export function buildInstall(input: InstallInput, buildOptions: BuildOptions = {
     valuesSecret: valuesSecret(chart, options.group, [...files, ...setEntries(chart.spec.set).files]),
     ...(content === undefined ? {} : { chartContent: content }),
     job: installJob(chart, config, files, digest, options),
+    crdsJob: crdsJob(chart, config, digest, options),
   };
 }
 

@@ -10,12 +10,13 @@ import {
   preflightAnnotationKey,
   skipsPreflight,
 } from './labels.js';
-import { chartContentConfigMapName, installJobName, valuesSecretName } from './names.js';
+import { chartContentVolume } from './chart-content.js';
+import { installJobName, valuesSecretName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
 import { CRDS_CONTAINER, PREFLIGHT_CONTAINER, helmPodSpec, type InitStep, type JobVolume } from './pod.js';
 import { settingsOf } from './settings.js';
-import { CHART_DIR, chartSource, fetchesChart } from './source.js';
+import { chartSource, fetchesChart } from './source.js';
 import { VALUES_DIR, type ValuesFile } from './values-files.js';
 
 function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
@@ -26,16 +27,7 @@ function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
       readOnly: true,
     },
   ];
-  if (withContent) {
-    volumes.push({
-      volume: {
-        name: 'chart',
-        configMap: { name: chartContentConfigMapName(chart.metadata.name), defaultMode: 0o444 },
-      },
-      dir: CHART_DIR,
-      readOnly: true,
-    });
-  }
+  if (withContent) volumes.push(chartContentVolume(chart));
   return volumes;
 }
 

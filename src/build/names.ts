@@ -12,3 +12,6 @@ export const chartContentConfigMapName = (chartName: string): string => `chart-c
 export const installJobName = (chartName: string): string => `helm-install-${chartName}`;
 
 export const deleteJobName = (chartName: string): string => `helm-delete-${chartName}`;
+
+/** The Job that prints a chart's `crds/` before an upgrade, so they are compared before helm runs (crds-job.ts). */
+export const crdsJobName = (chartName: string): string => `helm-crds-${chartName}`;

@@ -10,8 +10,8 @@ import { deleteJobName } from '../build/names.js';
  * 1. it is controlled by a batch/v1 Job (the controller owner reference, matched by UID);
  * 2. that Job carries `app.kubernetes.io/managed-by: helmflow` and, for one served group (helm.k3sm.io or
  *    helm.cattle.io), the chart, uid and action labels that src/build/labels.ts puts on every helm Job;
- * 3. an install Job is controlled by the HelmChart of that group its labels name (name and UID); a delete Job
- *    has no owner on purpose (src/build/delete-job.ts), so it must have no owner at all and be named
+ * 3. an install Job (or the crds Job that precedes an upgrade) is controlled by the HelmChart of that group its
+ *    labels name (name and UID); a delete Job has no owner on purpose (src/build/delete-job.ts), so it must have no owner at all and be named
  *    `helm-delete-<chart>`;
  * 4. every container of the pod runs exactly what the Job's template says (name, command, args), so a pod
  *    that merely claims such a Job as its controller runs nothing else.
@@ -49,7 +49,8 @@ function jobOriginProblem(job: V1Job, group: ApiGroup): string | undefined {
   const uid = labels[uidLabelKey(group)] ?? '';
   const owners = job.metadata?.ownerReferences ?? [];
   switch (labels[actionLabelKey(group)]) {
-    case 'install': {
+    case 'install':
+    case 'crds': {
       const byChart = owners.find(
         (ref) =>
           ref.controller === true &&
@@ -66,7 +67,7 @@ function jobOriginProblem(job: V1Job, group: ApiGroup): string | undefined {
       }
       return undefined;
     default:
-      return `its Job ${jobName} is neither an install nor a delete Job`;
+      return `its Job ${jobName} is neither an install, a crds nor a delete Job`;
   }
 }
 

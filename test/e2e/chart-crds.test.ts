@@ -2,7 +2,15 @@ import type { HelmChart } from '../../src/api/index.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
-import { apply, chartInstalled, helmChart, readHelmChart } from './support/helmcharts.js';
+import {
+  apply,
+  chartFailed,
+  chartInstalled,
+  conditionOf,
+  helmChart,
+  readHelmChart,
+  releaseRevisions,
+} from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 
 useHelmflow();
@@ -45,7 +53,7 @@ async function crdsCondition(namespace: string, name: string, reason: string) {
 }
 
 describe("a chart's crds/ that helm upgrade leaves behind", () => {
-  it('is detected before the upgrade: CRDsCurrent=False/CRDsStale naming the CRD and field, and a Warning; the CRD is left alone', async () => {
+  it('is detected before the upgrade, which does not run: CRDsStale naming the CRD and field, a Warning, the CRD left alone; annotating crds: apply lets the next attempt upgrade', async () => {
     const v1 = buildChart({ name: 'crdstale', version: '0.1.0', crd: true });
     const v2 = buildChart({ name: 'crdstale', version: '0.2.0', crd: true, widgetFields: { color: 'blue' } });
     const crd = v1.crd?.name ?? '';
@@ -55,6 +63,8 @@ describe("a chart's crds/ that helm upgrade leaves behind", () => {
     // The first install created the CRD from crds/: nothing is behind.
     expect(crdsCurrent(await readHelmChart(ns, 'stale'))).toMatchObject({ status: 'True', reason: 'CRDsCurrent' });
     expect(clusterFields(crd)).toEqual(['size']);
+    const installJobUid = (await clients().batch.readNamespacedJob({ name: 'helm-install-stale', namespace: ns }))
+      .metadata?.uid;
 
     const since = Date.now();
     apply(helmChart(ns, 'stale', { chartContent: v2.chartContent }));
@@ -67,8 +77,26 @@ describe("a chart's crds/ that helm upgrade leaves behind", () => {
     const warning = await event(ns, 'stale', 'HelmChartCRDsStale');
     expect(warning.type).toBe('Warning');
     expect(warning.message).toContain(`${crd}: v1 lacks spec.color`);
+
+    // The comparison ran before the upgrade, in helm-crds-stale, and the upgrade did not run: the attempt failed
+    // as CRDsStale, helm has revision 1 only, and no install Job was made for the new spec.
+    const failed = conditionOf(await chartFailed(ns, 'stale'), 'Failed');
+    expect(failed).toMatchObject({ reason: 'CRDsStale' });
+    expect(failed?.message).toContain('helm upgrade did not run');
+    expect(releaseRevisions(ns, 'stale').map((r) => r.revision)).toEqual([1]);
+    const install = await clients().batch.readNamespacedJob({ name: 'helm-install-stale', namespace: ns });
+    expect(install.metadata?.uid).toBe(installJobUid);
+    const crdsJob = await clients().batch.readNamespacedJob({ name: 'helm-crds-stale', namespace: ns });
+    expect(crdsJob.status?.succeeded).toBe(1);
     // Without the annotation helmflow changes no CRD (and helm never upgrades crds/).
     expect(clusterFields(crd)).toEqual(['size']);
+
+    // The remedy the condition names: the next attempt (after the reinstall backoff) applies them, then upgrades.
+    apply(helmChart(ns, 'stale', { chartContent: v2.chartContent }, { annotations: { 'helm.k3sm.io/crds': 'apply' } }));
+    await crdsCondition(ns, 'stale', 'CRDsApplied');
+    await chartInstalled(ns, 'stale');
+    expect(clusterFields(crd)).toEqual(['color', 'size']);
+    expect(releaseRevisions(ns, 'stale').map((r) => r.revision)).toEqual([1, 2]);
   });
 
   it('with helm.k3sm.io/crds: apply, the chart CRDs are server-side applied and the upgrade keeps the new field', async () => {
@@ -84,7 +112,8 @@ describe("a chart's crds/ that helm upgrade leaves behind", () => {
     );
     const chart = await crdsCondition(ns, 'applied', 'CRDsApplied');
     expect(crdsCurrent(chart)?.message).toContain(`${crd.name}: v1 lacks spec.color`);
-    expect((await event(ns, 'applied', 'HelmChartCRDsApplied')).type).toBe('Normal');
+    const applied = await event(ns, 'applied', 'HelmChartCRDsApplied');
+    expect(applied.type).toBe('Normal');
     expect(clusterFields(crd.name)).toEqual(['color', 'size']);
 
     // The upgrade lands with the field kept (not refused, not pruned).
@@ -97,5 +126,12 @@ describe("a chart's crds/ that helm upgrade leaves behind", () => {
       },
       { timeoutMs: 120_000, intervalMs: 500 },
     );
+    // Applied before the upgrade's Job existed, so helm's server-side apply never met the old schema: the install
+    // Job of the new spec was created after the Event (second resolution) and none of its pods failed.
+    const install = await clients().batch.readNamespacedJob({ name: 'helm-install-applied', namespace: ns });
+    const appliedAt = new Date(applied.firstTimestamp ?? applied.eventTime ?? 0).getTime();
+    expect(install.metadata?.creationTimestamp?.getTime()).toBeGreaterThanOrEqual(appliedAt);
+    expect(install.status?.failed ?? 0).toBe(0);
+    expect(releaseRevisions(ns, 'applied').map((r) => r.revision)).toEqual([1, 2]);
   });
 });

@@ -31,6 +31,7 @@ function podOf(job: V1Job): V1Pod {
 const chart = helmChart(podinfoSpec);
 const install = created(buildInstall({ chart }).job);
 const uninstall = created(buildDelete(chart).job);
+const crds = created(buildInstall({ chart }).crdsJob);
 const cattleInstall = created(
   buildInstall({ chart: { ...chart, apiVersion: 'helm.cattle.io/v1' } }, { group: 'helm.cattle.io' }).job,
 );
@@ -46,6 +47,16 @@ function edited<T>(value: T, edit: (copy: T) => void): T {
 const cases: Case[] = [
   ['the pod of a helm install Job', podOf(install), install, true],
   ['the pod of a helm delete Job', podOf(uninstall), uninstall, true],
+  ['the pod of a helm crds Job', podOf(crds), crds, true],
+  [
+    'a crds Job not controlled by its HelmChart',
+    podOf(crds),
+    edited(crds, (j) => {
+      (j.metadata ??= {}).ownerReferences = [];
+    }),
+    false,
+    'not controlled by the HelmChart',
+  ],
   ['the pod of a helm.cattle.io install Job', podOf(cattleInstall), cattleInstall, true],
   [
     'a plain pod (a chart workload)',
@@ -138,7 +149,7 @@ const cases: Case[] = [
       ((j.metadata ??= {}).labels ??= {})['helmcharts.helm.k3sm.io/action'] = 'shell';
     }),
     false,
-    'neither an install nor a delete Job',
+    'neither an install, a crds nor a delete Job',
   ],
   [
     'a pod claiming a helm Job but running another command',

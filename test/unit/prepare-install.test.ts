@@ -3,7 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { prepareInstall } from '../../activities/prepare.js';
-import type { ChartTarget } from '../../activities/types.js';
+import type { ChartTarget, Preparation } from '../../activities/types.js';
 import type { HelmChart } from '../../src/api/index.js';
 import { helmChart } from './support/charts.js';
 
@@ -16,8 +16,14 @@ const valid = helmChart({ repo: 'https://charts.example.com', chart: 'podinfo' }
 const edited = helmChart({ repo: 'http://insecure.example.com', chart: 'podinfo' }, { generation: 4 });
 
 /** An apiserver stand-in that answers the first read of the HelmChart with `first` and every later one with `later`. */
-function fakeCluster(first: HelmChart, later: HelmChart) {
-  const seen = { chartReads: 0, applied: [] as string[], jobs: [] as V1Job[], statuses: [] as unknown[] };
+function fakeCluster(first: HelmChart, later: HelmChart, { release = false } = {}) {
+  const seen = {
+    chartReads: 0,
+    releaseLookups: 0,
+    applied: [] as string[],
+    jobs: [] as V1Job[],
+    statuses: [] as unknown[],
+  };
   const notFound = Object.assign(new Error('not found'), { code: 404 });
   const deps = {
     group: 'helm.k3sm.io',
@@ -33,7 +39,14 @@ function fakeCluster(first: HelmChart, later: HelmChart) {
         seen.statuses.push(body.status);
       },
     },
-    core: { readNamespacedSecret: async () => Promise.reject(notFound) },
+    core: {
+      readNamespacedSecret: async () => Promise.reject(notFound),
+      // helm's release records (owner=helm,name=<release>): present when the chart was installed before.
+      listNamespacedSecret: async () => {
+        seen.releaseLookups += 1;
+        return { items: release ? [{ metadata: { name: 'sh.helm.release.v1.podinfo.v1' } }] : [] };
+      },
+    },
     objects: {
       patch: async (object: KubernetesObject) => {
         seen.applied.push(`${object.kind}/${object.metadata?.name}`);
@@ -92,5 +105,34 @@ describe('prepareInstall', () => {
     expect(seen.applied).toEqual([]);
     expect(seen.jobs).toEqual([]);
     expect(seen.statuses).toEqual([]);
+  });
+
+  it('before an upgrade of a chart whose CRDs are not known to be none, creates helm-crds-<name> instead of the install Job', async () => {
+    const { deps, seen } = fakeCluster(valid, valid, { release: true });
+    const result: Preparation = await new MockActivityEnvironment().run(prepareInstall, deps, target, 2);
+    expect(result).toMatchObject({ state: 'crdsCheck', generation: 3, job: { jobName: 'helm-crds-podinfo' } });
+    expect(seen.jobs.map((j) => j.metadata?.name)).toEqual(['helm-crds-podinfo']);
+    expect(seen.jobs[0]?.spec?.template.spec?.containers[0]?.args?.slice(0, 2)).toEqual(['show', 'crds']);
+    expect(seen.statuses).toEqual([expect.objectContaining({ jobName: 'helm-crds-podinfo', phase: 'Installing' })]);
+
+    // Called again once they are compared at that digest: the install Job.
+    const digest = result.state === 'crdsCheck' ? result.job.digest : '';
+    const next = await new MockActivityEnvironment().run(prepareInstall, deps, target, 2, {
+      chartCrds: true,
+      checkedDigest: digest,
+    });
+    expect(next).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+  });
+
+  it('looks nothing up and compares nothing first for a chart known to have no CRDs, nor for a first install', async () => {
+    const upgrade = fakeCluster(valid, valid, { release: true });
+    const none = await new MockActivityEnvironment().run(prepareInstall, upgrade.deps, target, 2, { chartCrds: false });
+    expect(none).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+    expect(upgrade.seen.releaseLookups).toBe(0);
+
+    const first = fakeCluster(valid, valid, { release: false });
+    const installed = await new MockActivityEnvironment().run(prepareInstall, first.deps, target, 1);
+    expect(installed).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+    expect(first.seen.releaseLookups).toBe(1);
   });
 });

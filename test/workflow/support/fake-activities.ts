@@ -2,6 +2,8 @@ import { Context } from '@temporalio/activity';
 import type {
   ChartActivities,
   ChartTarget,
+  CrdsHint,
+  CrdsVerdict,
   JobOutcome,
   StartedJob,
   StatusUpdate,
@@ -81,6 +83,19 @@ export class FakeCluster {
    * consulted on every call, so a test can fail the first call only.
    */
   throwIn: Partial<Record<keyof ChartActivities, () => Error | undefined>> = {};
+  /**
+   * Set: the chart is an upgrade with CRDs to compare first. prepareInstall then starts a crds Job unless the
+   * workflow's hint says they were compared at this digest or the chart has none (as crdsStepOf decides), and
+   * awaitChartCrds answers this (1-based count of its calls).
+   */
+  crdsVerdict: ((n: number) => CrdsVerdict) | undefined;
+  /** The hint each prepareInstall call was given. */
+  crdsHints: (CrdsHint | undefined)[] = [];
+  /** The AwaitedJob.crdsCompared of each install wait. */
+  crdsCompared: (boolean | undefined)[] = [];
+  /** What each install wait says it read from the install Job's `crds` step. */
+  installChartCrds: number | undefined;
+  private crdsChecks = 0;
   /** Called by prepareInstall before it returns: a test may hold it open (e.g. to stop its worker meanwhile). */
   onPrepare: () => Promise<void> | void = () => undefined;
   /**
@@ -136,15 +151,39 @@ export class FakeCluster {
       return job;
     };
     const activities: ChartActivities = {
-      prepareInstall: async (target, attempt) => {
+      prepareInstall: async (target, attempt, crds) => {
         log('prepareInstall');
+        this.crdsHints.push(crds);
         await this.onPrepare();
         if (!this.chartPresent) return { state: 'gone' };
         if (this.refusal !== undefined) return { state: 'refused', generation: this.generation, refusal: this.refusal };
+        const digest = `digest-at-${attempt}`;
+        if (this.crdsVerdict !== undefined && crds?.checkedDigest !== digest && crds?.chartCrds !== false) {
+          const crdsJob = {
+            jobName: `helm-crds-${target.ref.name}`,
+            jobUid: `crds-${attempt}`,
+            digest,
+            deadlineSeconds: 600,
+          };
+          this.statuses.push(jobCreatedStatus(crdsJob.jobName, attempt, this.generation));
+          return { state: 'crdsCheck', generation: this.generation, job: crdsJob };
+        }
         const job = startJob(target, attempt);
         // As the real one: JobCreated is written in the same step.
         this.statuses.push(jobCreatedStatus(job.jobName, attempt, this.generation));
         return { state: 'started', generation: this.generation, job };
+      },
+      awaitChartCrds: async () => {
+        log('awaitChartCrds');
+        this.crdsChecks += 1;
+        const verdict = this.crdsVerdict?.(this.crdsChecks) ?? { state: 'unread', why: 'no verdict set' };
+        if (verdict.state === 'stale') {
+          this.statuses.push({
+            conditions: [{ type: 'CRDsCurrent', status: 'False', reason: 'CRDsStale', message: verdict.behind }],
+          });
+          this.events.push({ type: 'Warning', reason: 'HelmChartCRDsStale', message: verdict.behind });
+        }
+        return verdict;
       },
       inspectChart: async () => {
         log('inspectChart');
@@ -163,7 +202,10 @@ export class FakeCluster {
         if (job.jobUid.startsWith('delete')) return wait(job.jobUid, () => this.deleteOutcome());
         this.installAttempts += 1;
         const n = this.installAttempts;
-        const outcome = await wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
+        this.crdsCompared.push(job.crdsCompared);
+        const waited = await wait(job.jobUid, () => this.installOutcome(n), job.failedPodsReported);
+        const chartCrds = this.installChartCrds;
+        const outcome = chartCrds === undefined ? waited : { ...waited, chartCrds };
         // As the real one: the success report sent with the wait is written when the Job succeeds.
         if (outcome.outcome === 'succeeded' && job.installed !== undefined) {
           this.statuses.push(job.installed);
