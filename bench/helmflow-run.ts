@@ -9,7 +9,7 @@ import { get } from '../src/lib/http.js';
 import { waitFor } from '../src/lib/wait.js';
 import { mib, rssBytes } from './proc.js';
 import { buildChart } from '../test/e2e/support/charts.js';
-import { spawnHelmflow, type HelmflowProcess } from '../test/e2e/support/helmflow-process.js';
+import { spawnHelmflow, type HelmflowProcess, type ProcessHooks } from '../test/e2e/support/helmflow-process.js';
 import { apply, helmChart } from '../test/e2e/support/helmcharts.js';
 import { clients, freshNamespace, kubeConfig } from '../test/e2e/support/kube.js';
 
@@ -25,10 +25,18 @@ export interface StartedRun {
   readyMs: number;
 }
 
-/** `helmflow run` with `settings` (an httpPort of its own), timed until /readyz answers 200. */
-export async function startRun(settings: Settings, runtime: Runtime, timeoutMs = 180_000): Promise<StartedRun> {
+/**
+ * `helmflow run` with `settings` (an httpPort of its own), timed until /readyz answers 200; `hooks` hear the
+ * controller's log lines (a desired state signalled, leading) as the process writes them.
+ */
+export async function startRun(
+  settings: Settings,
+  runtime: Runtime,
+  timeoutMs = 180_000,
+  hooks: ProcessHooks = {},
+): Promise<StartedRun> {
   const started = performance.now();
-  const process = spawnHelmflow('run', settings, {}, runtime);
+  const process = spawnHelmflow('run', settings, hooks, runtime);
   try {
     await waitFor(
       `helmflow run (${runtime}) /readyz`,

@@ -3,7 +3,9 @@
 // person applies a new HelmChart and cancels an installed one. Prints apply → the new chart's workflow started,
 // apply → its install Job created and → Installed, cancel → the cancelled chart's status says Paused, and how
 // long the flood itself took (restart → N + 1 desired-state signals sent, from helmflow's /metrics), on an embedded
-// stack of the bench's own, with the production Lease timings.
+// stack of the bench's own, with the production Lease timings. Then how the flood went over time (signals sent by
+// each mark, the longest silence) and what the Temporal frontend answered to its signals (bench/flood.ts): a flood
+// that stalls and one that trickles give the same average.
 // Run: npx tsx bench/people-first.ts [--charts N]   (default 200; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-people-stack, +3000)
 import { rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ const { buildChart } = await import('../test/e2e/support/charts.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, freshNamespace } = await import('./../test/e2e/support/kube.js');
 const { installMany, startRun } = await import('./helmflow-run.js');
+const { countsBetween, describeCounts, longestSilence, operationCounts, sentBy } = await import('./flood.js');
 
 const chartsAt = process.argv.indexOf('--charts');
 const count = chartsAt === -1 ? 200 : Number(process.argv[chartsAt + 1]);
@@ -35,6 +38,12 @@ const load = () =>
   loadavg()
     .map((x) => x.toFixed(1))
     .join(' ');
+
+/** The Temporal frontend's counts of SignalWithStartWorkflowExecution so far (its metrics count since it started). */
+async function signalWithStartCounts() {
+  const body = (await get(`http://127.0.0.1:${String(layout.ports.temporalMetrics)}/metrics`)).body;
+  return operationCounts(body, 'SignalWithStartWorkflowExecution');
+}
 
 /** Desired-state signals the restarted helmflow has sent so far (its /metrics counter starts at 0). */
 async function desiredSignals(metricsUrl: string): Promise<number> {
@@ -62,8 +71,15 @@ try {
 
   // The restart: a controller that forgot what it delivered re-signals every chart.
   await run.process.stop();
+  const temporalBefore = await signalWithStartCounts();
   const restarted = Date.now();
-  run = await startRun(settings, 'compiled');
+  // When each desired state was signalled, from the restarted process's log (the change's included).
+  const signalled: number[] = [];
+  run = await startRun(settings, 'compiled', undefined, {
+    onSignal: (kind) => {
+      if (kind === 'desired') signalled.push(Date.now());
+    },
+  });
   console.error(`  restarted: /readyz after ${String(run.readyMs)} ms`);
 
   // A person's change, in the middle of the flood.
@@ -127,6 +143,8 @@ try {
     { timeoutMs: Math.max(120_000, count * 500), intervalMs: 200 },
   ).catch(() => undefined);
   const sentAtEnd = await desiredSignals(metricsUrl);
+  const floodEnd = Date.now();
+  const atServer = countsBetween(temporalBefore, await signalWithStartCounts());
 
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   console.log(`\n${String(count)} installed charts; helmflow run restarted, so its controller re-signals all of them:`);
@@ -143,6 +161,18 @@ try {
   console.log(
     `  cancel of an installed chart → its status says Paused: ${s(paused - cancelAt)} (${String(resyncAtPause)} sent by then)`,
   );
+  const marks = [5, 10, 20, 40, 60, 90, 120, 180, 240, 300].filter((m) => m * 1000 <= floodEnd - restarted);
+  console.log(
+    `  the flood over time (signals sent by seconds after the restart): ${sentBy(signalled, restarted, marks)
+      .map(({ second, sent }) => `${String(second)} s: ${String(sent)}`)
+      .join(', ')}`,
+  );
+  // Within the flood: once every chart is signalled, the quiet that follows is not a stall.
+  const silence = longestSilence(signalled, restarted, floodDone ?? floodEnd);
+  console.log(
+    `  the longest silence (no desired state signalled): ${s(silence.ms)}, from ${s(silence.startMs)} after the restart`,
+  );
+  console.log(`  Temporal frontend, SignalWithStartWorkflowExecution since the restart: ${describeCounts(atServer)}`);
   console.log(`  load average at the end (2 cores): ${load()}`);
 } finally {
   await run.process.stop().catch(() => run.process.kill());
