@@ -126,6 +126,9 @@ export function outcomeOf(job: V1Job): JobOutcome | undefined {
 
 const pollMs = 1_000;
 
+/** How many failed reads of the chart's printed crds/ one wait tries before it gives up on that report. */
+export const CRDS_READ_TRIES = 3;
+
 /** The chart a Job belongs to, from its uid label (the wait is given only the chart's ref). */
 const targetOf = (deps: ActivityDeps, ref: ChartRef, job: V1Job): ChartTarget => ({
   ref,
@@ -150,6 +153,7 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
   // attempt compared them before the Job.
   let crdsChecked = job.failedPodsReported === undefined || job.crdsCompared === true;
   let chartCrds: number | undefined;
+  let crdsReadFailures = 0;
   const withCrds = (outcome: JobOutcome): JobOutcome => (chartCrds === undefined ? outcome : { ...outcome, chartCrds });
   for (;;) {
     // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
@@ -163,8 +167,20 @@ export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJo
       // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
       // failed pre-flights lists nothing.
       if (!crdsChecked && ((current.status?.active ?? 0) > 0 || outcome !== undefined)) {
-        if (printsChartCrds(current)) chartCrds = await checkChartCrds(deps, targetOf(deps, ref, current), current);
-        crdsChecked = !printsChartCrds(current) || chartCrds !== undefined;
+        try {
+          if (printsChartCrds(current)) chartCrds = await checkChartCrds(deps, targetOf(deps, ref, current), current);
+          crdsChecked = !printsChartCrds(current) || chartCrds !== undefined;
+        } catch (err) {
+          // The comparison is a report riding on this wait: a log the node cannot serve now (seen as the apiserver's
+          // proxy timing out on a loaded node) is tried again at a later look, and given up after a few, rather
+          // than failing the wait and delaying the chart by the retry.
+          crdsReadFailures += 1;
+          crdsChecked = crdsReadFailures >= CRDS_READ_TRIES;
+          deps.log.warn(
+            { err, job: job.jobName, tries: crdsReadFailures, givenUp: crdsChecked },
+            "could not compare the chart's crds/ the install Job printed",
+          );
+        }
       }
       const reporting = job.failedPodsReported !== undefined;
       if (outcome?.outcome === 'succeeded' && reporting)
