@@ -16,10 +16,18 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
-/** CPU seconds of this process's children that have ended and been waited for (cutime + cstime). */
-export function endedChildrenCpuSeconds(): number {
-  const fields = statFields('self'); // cutime and cstime are fields 16 and 17
+/** CPU seconds of a process's children (this one's by default) that have ended and been waited for (cutime + cstime). */
+export function endedChildrenCpuSeconds(pid: number | 'self' = 'self'): number {
+  const fields = statFields(pid); // cutime and cstime are fields 16 and 17
   return (Number(fields[13]) + Number(fields[14])) / ticksPerSecond;
+}
+
+/** CPU seconds the whole machine has spent busy so far (every core; /proc/stat's first line less idle and iowait). */
+export function machineBusySeconds(): number {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '';
+  const ticks = cpu.trim().split(/\s+/).slice(1).map(Number);
+  const [idle, iowait] = [ticks[3] ?? 0, ticks[4] ?? 0];
+  return (ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle - iowait) / ticksPerSecond;
 }
 
 function statusKiB(pid: number, field: 'VmRSS' | 'VmHWM'): number {

@@ -8,12 +8,15 @@
 // helmflow and k3s get all N HelmCharts in one `kubectl apply --server-side`. For each it prints apply → all install
 // Jobs created, apply → all installed (k3s's klipper-helm pods cannot run on the native node), CPU seconds and
 // RSS (idle before the apply → the process's peak) of the controller process, CPU seconds of the Temporal server,
-// then the ratios helmflow/floor and helmflow/k3s and the history events of one helmflow install.
-// Run: npx tsx bench/side-by-side.ts [--charts N]   (default 100; needs `npm run setup` and `npm run build`;
+// then the ratios helmflow/floor and helmflow/k3s and the history events of one helmflow install. Beside them, where
+// the CPU went: the helm processes' own CPU (the floor's, and those the native node ran for helmflow's Jobs) and how
+// busy the whole machine was while each system worked (busy core-seconds over wall time × cores).
+// `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
+// Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
@@ -31,7 +34,7 @@ import { chartWorkflowId } from '../workflows/contract.js';
 import { eachLimit } from './each-limit.js';
 import { historyByType } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
-import { cpuSeconds, endedChildrenCpuSeconds, mib, peakRssBytes, rssBytes } from './proc.js';
+import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
@@ -48,6 +51,8 @@ const chartsAt = process.argv.indexOf('--charts');
 const count = chartsAt === -1 ? 100 : Number(process.argv[chartsAt + 1]);
 if (!Number.isInteger(count) || count < 1) throw new Error('--charts takes a whole number of charts');
 const floorParallelism = 8;
+const skipPreflight = process.argv.includes('--skip-preflight');
+const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
@@ -69,6 +74,16 @@ interface Figures {
   rssPeak?: number;
   temporalCpu: number;
   temporalUsed: boolean;
+  /** CPU seconds of the helm processes: the floor's own, or those the native node ran for helmflow's Jobs. */
+  helmCpu?: number;
+  /** Busy core-seconds of the whole machine over the system's run, and that run's wall time. */
+  busy: { seconds: number; wallMs: number };
+}
+
+/** The machine's busy core-seconds from now, and the wall time, for Figures.busy. */
+function busySince(): () => Figures['busy'] {
+  const [busy0, start] = [machineBusySeconds(), Date.now()];
+  return () => ({ seconds: machineBusySeconds() - busy0, wallMs: Date.now() - start });
 }
 
 /** A command's exit, run without blocking this process (its watches time what they see as it happens). */
@@ -93,9 +108,13 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}, input
 }
 
 /** All N HelmCharts of `group` in one `kubectl apply`, as a user applying a directory would. */
-async function applyCharts(group: ApiGroup, namespace: string): Promise<void> {
+async function applyCharts(
+  group: ApiGroup,
+  namespace: string,
+  annotations: Record<string, string> = {},
+): Promise<void> {
   const objects = names.map((name) => ({
-    ...helmChart(namespace, name, { chartContent: chart.chartContent }),
+    ...helmChart(namespace, name, { chartContent: chart.chartContent }, { annotations }),
     apiVersion: `${group}/v1`,
   }));
   const yaml = objects.map((object) => stringify(object)).join('---\n');
@@ -221,11 +240,13 @@ async function idleRss(pid: number): Promise<number> {
   return highest;
 }
 
-const temporalPid = (): number => {
-  const pid = readPid(layout.pidFile('temporal'));
-  if (pid === undefined) throw new Error('the stack runs no Temporal server');
+const stackPid = (component: 'temporal' | 'native-node') => (): number => {
+  const pid = readPid(layout.pidFile(component));
+  if (pid === undefined) throw new Error(`the stack runs no ${component}`);
   return pid;
 };
+const temporalPid = stackPid('temporal');
+const nativeNodePid = stackPid('native-node');
 
 async function floor(): Promise<Figures> {
   const namespace = 'bench-floor';
@@ -237,6 +258,7 @@ async function floor(): Promise<Figures> {
     HELM_DATA_HOME: path.join(home, 'data'),
   };
   const [temporal0, helm0, start] = [cpuSeconds(temporalPid()), endedChildrenCpuSeconds(), Date.now()];
+  const busy = busySince();
   await eachLimit(names, floorParallelism, (name) =>
     run(
       toolPaths().helm,
@@ -251,6 +273,8 @@ async function floor(): Promise<Figures> {
     cpuOf: 'the helm processes',
     temporalCpu: cpuSeconds(temporalPid()) - temporal0,
     temporalUsed: false,
+    helmCpu: endedChildrenCpuSeconds() - helm0,
+    busy: busy(),
   };
   rmSync(home, { recursive: true, force: true });
   await deleteNamespace(namespace);
@@ -324,7 +348,8 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const jobs = await watchJobs(namespace);
     const charts = await watchInstalled(group, namespace);
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
-    await applyCharts(group, namespace);
+    const [helm0, busy] = [endedChildrenCpuSeconds(nativeNodePid()), busySince()];
+    await applyCharts(group, namespace, skipPreflight ? { [`${group}/preflight`]: 'skip' } : {});
     const applyMs = Date.now() - start;
     const slowness = sampleSlowness(`http://127.0.0.1:${String(settings.httpPort)}/metrics`);
     const progress = reportProgress('helmflow', start, () => {
@@ -340,7 +365,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
     quiet();
     const figures: Figures = {
-      system: 'helmflow run (controller + worker)',
+      system: `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}`,
       applyMs,
       jobsMs: jobsAt - start,
       installedMs: installedAt - start,
@@ -351,6 +376,8 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       rssPeak: peakRssBytes(pid),
       temporalCpu: cpuSeconds(temporalPid()) - temporal0,
       temporalUsed: true,
+      helmCpu: endedChildrenCpuSeconds(nativeNodePid()) - helm0,
+      busy: busy(),
     };
     jobs.stop();
     charts.stop();
@@ -378,6 +405,7 @@ async function k3s(): Promise<Figures> {
     const rssIdle = await idleRss(controller.pid);
     const jobs = await watchJobs(namespace);
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
+    const busy = busySince();
     await applyCharts('helm.cattle.io', namespace);
     const applyMs = Date.now() - start;
     const quiet = reportProgress('k3s', start, () => {
@@ -397,6 +425,7 @@ async function k3s(): Promise<Figures> {
       rssPeak: peakRssBytes(controller.pid),
       temporalCpu: cpuSeconds(temporalPid()) - temporal0,
       temporalUsed: false,
+      busy: busy(),
     };
   } finally {
     await controller.stop();
@@ -412,9 +441,9 @@ function printTable(rows: Figures[]): void {
     `\n${String(count)} tiny chartContent charts, one fresh embedded stack (2 cores), each system alone in turn:\n`,
   );
   console.log(
-    '| system | kubectl apply | apply → all Jobs created | apply → all installed | controller CPU | controller RSS idle → peak | Temporal server CPU |',
+    '| system | kubectl apply | apply → all Jobs created | apply → all installed | controller CPU | controller RSS idle → peak | Temporal server CPU | helm processes CPU | machine busy |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
     const cpu =
       r.cpuToJobs === undefined
@@ -422,8 +451,12 @@ function printTable(rows: Figures[]): void {
         : `${r.cpu.toFixed(1)} s (${r.cpuToJobs.toFixed(1)} s to Jobs created)`;
     const rss = r.rssPeak === undefined ? '—' : `${String(mib(r.rssIdle ?? 0))} → ${String(mib(r.rssPeak))} MiB`;
     const temporal = `${r.temporalCpu.toFixed(1)} s${r.temporalUsed ? '' : ' (not used: idle)'}`;
+    const helmCpu =
+      r.helmCpu === undefined ? '—' : `${r.helmCpu.toFixed(1)} s (${(r.helmCpu / count).toFixed(2)} s per chart)`;
+    const share = (100 * r.busy.seconds) / ((r.busy.wallMs / 1000) * cores);
+    const busy = `${r.busy.seconds.toFixed(1)} core-s in ${seconds(r.busy.wallMs)} (${share.toFixed(0)} % of ${String(cores)} cores)`;
     console.log(
-      `| ${r.system} | ${seconds(r.applyMs)} | ${seconds(r.jobsMs)} | ${r.notInstalled ?? seconds(r.installedMs)} | ${cpu} | ${rss} | ${temporal} |`,
+      `| ${r.system} | ${seconds(r.applyMs)} | ${seconds(r.jobsMs)} | ${r.notInstalled ?? seconds(r.installedMs)} | ${cpu} | ${rss} | ${temporal} | ${helmCpu} | ${busy} |`,
     );
   }
 }
@@ -444,7 +477,9 @@ try {
   console.log(
     "\nk3s's install Jobs run rancher/klipper-helm's entrypoint; the native node runs only helmflow's helm Job pods" +
       ' (host processes, no images), so k3s is measured to its Jobs created. Controller CPU and Temporal CPU are' +
-      " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own.",
+      " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own." +
+      " helmflow's helm processes are the native node's ended children (each install Job runs helm for pre-flight, for" +
+      " its crds/ and for the upgrade); machine busy counts every process, the stack's included.",
   );
   const median = history.sampled[Math.floor(history.sampled.length / 2)];
   console.log(`\nhelmflow / floor, all installed:        ${ratio(hf.installedMs, floorFigures.installedMs)}`);
