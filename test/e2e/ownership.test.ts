@@ -115,7 +115,9 @@ describe('objects of derived names are never taken over', () => {
     const [holder, other] = holderIndex === 0 ? [charts[0], charts[1]] : [charts[1], charts[0]];
     if (holder === undefined || other === undefined) throw new Error('two charts');
     const otherUid = (await readHelmChart(other.namespace, other.name))?.metadata.uid ?? '';
-    expect(kubectl(['delete', 'helmchart', holder.name, '-n', holder.namespace, '--wait=false']).status).toBe(0);
+    expect(
+      kubectl(['delete', 'helmcharts.helm.k3sm.io', holder.name, '-n', holder.namespace, '--wait=false']).status,
+    ).toBe(0);
     await waitFor(
       'the deleted chart gone',
       async () => (await readHelmChart(holder.namespace, holder.name)) === undefined || undefined,
