@@ -1,14 +1,14 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart, HelmChartConfig } from '../api/index.js';
 import { chartCrdsArgs } from './helm-args.js';
-import { EGRESS_ANNOTATION, actionLabelKey, chartLabels, digestAnnotationKey } from './labels.js';
+import { actionLabelKey, chartLabels, digestAnnotationKey, egressAnnotations } from './labels.js';
 import { chartContentVolume } from './chart-content.js';
 import { crdsJobName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
 import { helmPodSpec, type JobVolume } from './pod.js';
 import { settingsOf } from './settings.js';
-import { chartSource, fetchesChart } from './source.js';
+import { chartSource } from './source.js';
 
 /** Kept ten minutes after it ends, like the delete Job: its log is the chart's `crds/` that were compared. */
 export const CRDS_JOB_TTL_SECONDS = 600;
@@ -29,7 +29,7 @@ export function crdsJob(
   const settings = settingsOf(chart, config);
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'crds' };
-  const egress: Record<string, string> = fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
+  const egress = egressAnnotations(source);
   const volumes: JobVolume[] = source.kind === 'content' ? [chartContentVolume(chart)] : [];
   return {
     apiVersion: 'batch/v1',

@@ -2,11 +2,11 @@ import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart, HelmChartConfig } from '../api/index.js';
 import { chartCrdsArgs, installArgs, preflightArgs } from './helm-args.js';
 import {
-  EGRESS_ANNOTATION,
   PREFLIGHT_SKIP,
   actionLabelKey,
   chartLabels,
   digestAnnotationKey,
+  egressAnnotations,
   preflightAnnotationKey,
   skipsPreflight,
 } from './labels.js';
@@ -16,7 +16,7 @@ import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
 import { CRDS_CONTAINER, PREFLIGHT_CONTAINER, helmPodSpec, type InitStep, type JobVolume } from './pod.js';
 import { settingsOf } from './settings.js';
-import { chartSource, fetchesChart } from './source.js';
+import { chartSource } from './source.js';
 import { VALUES_DIR, type ValuesFile } from './values-files.js';
 
 function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
@@ -50,7 +50,7 @@ export function installJob(
   const settings = settingsOf(chart, config);
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
-  const egress: Record<string, string> = fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
+  const egress = egressAnnotations(source);
   const args = installArgs(settings, source, files, chart.spec.set);
   const skip = skipsPreflight(chart.metadata.annotations, group);
   const preflight: InitStep[] = skip

@@ -1,7 +1,13 @@
 import type { ApiGroup, HelmChart } from '../api/index.js';
+import { fetchesChart, type ChartSource } from './source.js';
 
 /** Marks Jobs that fetch a chart from the network, so they may reach the internet (seed: Network Access). */
 export const EGRESS_ANNOTATION = 'k3sm.io/internet-egress';
+
+/** The egress annotation for a Job (and its pod, network policy acting on pods) that fetches its chart; else none. */
+export function egressAnnotations(source: ChartSource): Record<string, string> {
+  return fetchesChart(source) ? { [EGRESS_ANNOTATION]: 'true' } : {};
+}
 
 export const MANAGED_BY = 'helmflow';
 
