@@ -9,6 +9,7 @@ import {
 } from '../src/api/index.js';
 import { CRDS_APPLY, CRDS_CONTAINER, crdsAnnotationKey, settingsOf } from '../src/build/index.js';
 import { isNotFound } from '../src/kube/client.js';
+import { releaseStored } from '../src/kube/helm-releases.js';
 import { readChart } from './charts.js';
 import { FIELD_MANAGER, type ActivityDeps } from './deps.js';
 import { recordRepeatedEvent } from './events.js';
@@ -24,8 +25,24 @@ export function printsChartCrds(job: V1Job): boolean {
   return job.spec?.template.spec?.initContainers?.some((c) => c.name === CRDS_CONTAINER) === true;
 }
 
-const crdsPrinted = (pod: V1Pod) =>
-  pod.status?.initContainerStatuses?.find((c) => c.name === CRDS_CONTAINER)?.state?.terminated?.exitCode === 0;
+/**
+ * What `container` printed in the Job's newest pod where it ended well (an init container, like the install Job's
+ * `crds`, or the main one, like the crds Job's `helm`); undefined while no pod has such an end.
+ */
+export async function printedLog(
+  deps: ActivityDeps,
+  namespace: string,
+  job: { jobName: string; jobUid: string },
+  container: string,
+): Promise<string | undefined> {
+  const endedWell = (pod: V1Pod) =>
+    [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])].find(
+      (c) => c.name === container,
+    )?.state?.terminated?.exitCode === 0;
+  const pod = (await podsOfJob(deps, namespace, job.jobName, job.jobUid)).find(endedWell);
+  if (pod?.metadata?.name === undefined) return undefined;
+  return deps.core.readNamespacedPodLog({ name: pod.metadata.name, namespace, container });
+}
 
 async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | undefined> {
   try {
@@ -43,12 +60,7 @@ async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | u
 /** Whether helm has a record of the release (its storage driver's Secrets or ConfigMaps), so helm will upgrade it. */
 export async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<boolean> {
   const { release, targetNamespace, driver } = settingsOf(chart, undefined);
-  const query = { namespace: targetNamespace, labelSelector: `owner=helm,name=${release}`, limit: 1 };
-  const found =
-    driver === 'configmap'
-      ? await deps.core.listNamespacedConfigMap(query)
-      : await deps.core.listNamespacedSecret(query);
-  return found.items.length > 0;
+  return releaseStored(deps.core, targetNamespace, release, driver);
 }
 
 /** Server-side applies one of the chart's CRDs as helmflow; never deletes, never touches a CRD it was not given. */
@@ -138,16 +150,8 @@ export async function compareChartCrds(
  * undefined while no pod has printed them yet.
  */
 export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, job: V1Job): Promise<number | undefined> {
-  const { namespace } = target.ref;
-  const jobName = job.metadata?.name ?? '';
-  const jobUid = job.metadata?.uid ?? '';
-  const pod = (await podsOfJob(deps, namespace, jobName, jobUid)).find(crdsPrinted);
-  if (pod?.metadata?.name === undefined) return undefined;
-  const printed = await deps.core.readNamespacedPodLog({
-    name: pod.metadata.name,
-    namespace,
-    container: CRDS_CONTAINER,
-  });
-  return (await compareChartCrds(deps, target, { jobName, jobUid }, printed, (chart) => releaseExists(deps, chart)))
-    .crds;
+  const printed = { jobName: job.metadata?.name ?? '', jobUid: job.metadata?.uid ?? '' };
+  const text = await printedLog(deps, target.ref.namespace, printed, CRDS_CONTAINER);
+  if (text === undefined) return undefined;
+  return (await compareChartCrds(deps, target, printed, text, (chart) => releaseExists(deps, chart))).crds;
 }

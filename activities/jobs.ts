@@ -140,71 +140,97 @@ const secondsSince = (time: Date | string | undefined) =>
   time === undefined ? 0 : (Date.now() - new Date(time).getTime()) / 1000;
 
 /**
- * Waits for the Job to finish, reading the shared watch's cache each second and heartbeating, so a cancelled
- * attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait. For an
- * install Job (failedPodsReported set), a pod that fails while the Job retries is reported on the chart at once
- * and ends the wait, so the workflow can say it too; a retried report counts nothing twice (event-series.ts).
+ * Looks at the Job once a second until it is gone (none of that name, or another uid), heartbeating between looks,
+ * so a cancelled attempt stops at once and a worker that dies mid-wait is replaced by another that resumes the wait.
+ * Reads the shared watch's cache; every 30th look goes to the apiserver itself, so a watch that silently lags
+ * cannot hang a chart. Yields the Job at each look that finds it.
  */
-export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJob): Promise<JobOutcome> {
+export async function* jobLooks(
+  deps: ActivityDeps,
+  namespace: string,
+  job: { jobName: string; jobUid: string },
+): AsyncGenerator<V1Job, void> {
   const context = Context.current();
   await deps.jobs.start();
-  let reads = 0;
-  // An install Job's chart CRDs are compared once, as soon as a pod has printed them (chart-crds.ts), unless this
-  // attempt compared them before the Job.
-  let crdsChecked = job.failedPodsReported === undefined || job.crdsCompared === true;
-  let chartCrds: number | undefined;
-  let crdsReadFailures = 0;
-  const withCrds = (outcome: JobOutcome): JobOutcome => (chartCrds === undefined ? outcome : { ...outcome, chartCrds });
-  for (;;) {
-    // Every 30th look goes to the apiserver itself, so a watch that silently lags cannot hang a chart.
-    const current = await deps.jobs.get(ref.namespace, job.jobName, reads % 30 === 29);
-    reads += 1;
-    if (current === undefined || current.metadata?.uid !== job.jobUid) {
-      const fresh = await deps.jobs.get(ref.namespace, job.jobName, true);
-      if (fresh === undefined || fresh.metadata?.uid !== job.jobUid) return { outcome: 'gone' };
-    } else {
-      const outcome = outcomeOf(current);
-      // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
-      // failed pre-flights lists nothing.
-      if (!crdsChecked && ((current.status?.active ?? 0) > 0 || outcome !== undefined)) {
-        try {
-          if (printsChartCrds(current)) chartCrds = await checkChartCrds(deps, targetOf(deps, ref, current), current);
-          crdsChecked = !printsChartCrds(current) || chartCrds !== undefined;
-        } catch (err) {
-          // The comparison is a report riding on this wait: a log the node cannot serve now (seen as the apiserver's
-          // proxy timing out on a loaded node) is tried again at a later look, and given up after a few, rather
-          // than failing the wait and delaying the chart by the retry.
-          crdsReadFailures += 1;
-          crdsChecked = crdsReadFailures >= CRDS_READ_TRIES;
-          deps.log.warn(
-            { err, job: job.jobName, tries: crdsReadFailures, givenUp: crdsChecked },
-            "could not compare the chart's crds/ the install Job printed",
-          );
-        }
-      }
-      const reporting = job.failedPodsReported !== undefined;
-      if (outcome?.outcome === 'succeeded' && reporting)
-        await reportInstalled(
-          deps,
-          targetOf(deps, ref, current),
-          job.jobName,
-          job.installed,
-          preflightModeOf(current, deps.group),
-        );
-      if (outcome !== undefined) {
-        if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata.creationTimestamp));
-        return withCrds(outcome);
-      }
-      const failedPods = current.status?.failed ?? 0;
-      if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
-        const backoffLimit = current.spec?.backoffLimit;
-        const target = targetOf(deps, ref, current);
-        const preflight = preflightModeOf(current, deps.group);
-        const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
-        return withCrds({ outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) });
-      }
+  for (let reads = 0; ; reads += 1) {
+    const current = await deps.jobs.get(namespace, job.jobName, reads % 30 === 29);
+    if (current?.metadata?.uid === job.jobUid) yield current;
+    else {
+      const fresh = await deps.jobs.get(namespace, job.jobName, true);
+      if (fresh?.metadata?.uid !== job.jobUid) return;
     }
     context.heartbeat({ jobName: job.jobName });
     await context.sleep(pollMs);
   }
+}
+
+/**
+ * An install Job's comparison of the chart's crds/ its `crds` step printed (chart-crds.ts), made once per wait as
+ * soon as a pod has printed them, unless the attempt compared them before the Job. It is a report riding on the
+ * wait: a log the node cannot serve now (seen as the apiserver's proxy timing out on a loaded node) is tried again
+ * at a later look, and given up after a few, rather than failing the wait and delaying the chart by the retry.
+ */
+function crdsReport(deps: ActivityDeps, ref: ChartRef, job: AwaitedJob) {
+  let done = job.failedPodsReported === undefined || job.crdsCompared === true;
+  let failures = 0;
+  let chartCrds: number | undefined;
+  return {
+    async look(current: V1Job): Promise<void> {
+      if (done) return;
+      if (!printsChartCrds(current)) {
+        done = true;
+        return;
+      }
+      try {
+        chartCrds = await checkChartCrds(deps, targetOf(deps, ref, current), current);
+        done = chartCrds !== undefined;
+      } catch (err) {
+        failures += 1;
+        done = failures >= CRDS_READ_TRIES;
+        deps.log.warn(
+          { err, job: job.jobName, tries: failures, givenUp: done },
+          "could not compare the chart's crds/ the install Job printed",
+        );
+      }
+    },
+    /** The outcome, with how many CRDs the chart printed when this wait read them. */
+    on: (outcome: JobOutcome): JobOutcome => (chartCrds === undefined ? outcome : { ...outcome, chartCrds }),
+  };
+}
+
+/**
+ * Waits for the Job to finish (jobLooks). For an install Job (failedPodsReported set), a pod that fails while the
+ * Job retries is reported on the chart at once and ends the wait, so the workflow can say it too; a retried report
+ * counts nothing twice (event-series.ts).
+ */
+export async function awaitJob(deps: ActivityDeps, ref: ChartRef, job: AwaitedJob): Promise<JobOutcome> {
+  const crds = crdsReport(deps, ref, job);
+  for await (const current of jobLooks(deps, ref.namespace, job)) {
+    const outcome = outcomeOf(current);
+    // While a pod runs or as the Job ends (a fast pod may finish between two looks); a Job backing off after
+    // failed pre-flights lists nothing.
+    if ((current.status?.active ?? 0) > 0 || outcome !== undefined) await crds.look(current);
+    const reporting = job.failedPodsReported !== undefined;
+    if (outcome?.outcome === 'succeeded' && reporting)
+      await reportInstalled(
+        deps,
+        targetOf(deps, ref, current),
+        job.jobName,
+        job.installed,
+        preflightModeOf(current, deps.group),
+      );
+    if (outcome !== undefined) {
+      if (reporting) recordInstallOutcome(outcome.outcome, secondsSince(current.metadata?.creationTimestamp));
+      return crds.on(outcome);
+    }
+    const failedPods = current.status?.failed ?? 0;
+    if (reporting && failedPods > (job.failedPodsReported ?? 0)) {
+      const backoffLimit = current.spec?.backoffLimit;
+      const target = targetOf(deps, ref, current);
+      const preflight = preflightModeOf(current, deps.group);
+      const { exitCode } = await reportFailedPods(deps, target, { ...job, backoffLimit, preflight }, failedPods);
+      return crds.on({ outcome: 'podFailed', failedPods, ...(exitCode === undefined ? {} : { exitCode }) });
+    }
+  }
+  return { outcome: 'gone' };
 }

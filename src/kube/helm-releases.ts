@@ -56,6 +56,19 @@ async function storedNewestFirst(
   return (await stored(core, namespace, release, driver)).sort((a, b) => b.version - a.version);
 }
 
+/** Whether helm has any record of the release (one list, at most one item): if so, helm will upgrade it. */
+export async function releaseStored(
+  core: CoreV1Api,
+  namespace: string,
+  release: string,
+  driver: ReleaseDriver = 'secret',
+): Promise<boolean> {
+  const query = { namespace, labelSelector: releaseSelector(release), limit: 1 };
+  const found =
+    driver === 'configmap' ? await core.listNamespacedConfigMap(query) : await core.listNamespacedSecret(query);
+  return found.items.length > 0;
+}
+
 /** Every stored revision of a release, newest first; [] when it was never installed (or is uninstalled). */
 export async function releaseHistory(
   core: CoreV1Api,
