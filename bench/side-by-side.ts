@@ -266,14 +266,15 @@ async function floor(): Promise<Figures> {
       env,
     ),
   );
+  const helmCpu = endedChildrenCpuSeconds() - helm0;
   const figures: Figures = {
     system: `helm directly, ${String(floorParallelism)} at a time (the floor)`,
     installedMs: Date.now() - start,
-    cpu: endedChildrenCpuSeconds() - helm0,
+    cpu: helmCpu,
     cpuOf: 'the helm processes',
     temporalCpu: cpuSeconds(temporalPid()) - temporal0,
     temporalUsed: false,
-    helmCpu: endedChildrenCpuSeconds() - helm0,
+    helmCpu,
     busy: busy(),
   };
   rmSync(home, { recursive: true, force: true });

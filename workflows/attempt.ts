@@ -73,7 +73,7 @@ async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget, crds: 
         ...waitingCall,
         summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)}${mayCompareCrds(crds) ? ` (or first ${crdsJobName(ref.name)}, before an upgrade with CRDs)` : ''} (attempt ${s.attempt})`,
       },
-      // Runs recorded before the crds Job existed were called with two arguments; an empty hint adds none.
+      // Nothing known yet (a plain install) adds no argument: its history stays as it was before the crds Job.
       hintGiven(crds) ? [t, s.attempt, crds] : [t, s.attempt],
     );
   }
