@@ -68,6 +68,15 @@ async function applyCrd(deps: ActivityDeps, crd: CrdLike): Promise<void> {
   await deps.objects.patch(crd, undefined, undefined, FIELD_MANAGER, true, PatchStrategy.ServerSideApply);
 }
 
+/**
+ * Who read the chart's crds/: named in the report (a Job, or the chart's own archive), and the occurrence its
+ * Event counts once (a Job's uid; for the archive, the attempt), so a retried read is not counted twice.
+ */
+export interface CrdsReader {
+  name: string;
+  occurrence: string;
+}
+
 /** What one comparison found: how many CRDs the chart printed, and those left behind (not applied), described. */
 export interface CrdsComparison {
   crds: number;
@@ -85,11 +94,11 @@ export interface CrdsComparison {
 export async function compareChartCrds(
   deps: ActivityDeps,
   target: ChartTarget,
-  job: { jobName: string; jobUid: string },
+  reader: CrdsReader,
   printed: string,
   upgrade: (chart: HelmChart) => Promise<boolean>,
 ): Promise<CrdsComparison> {
-  const { jobName, jobUid } = job;
+  const { name: by, occurrence } = reader;
   const chartCrds = parseChartCrds(printed);
   const crds = chartCrds.length;
   if (crds === 0) return { crds, behind: undefined };
@@ -127,19 +136,19 @@ export async function compareChartCrds(
         status: 'True' as const,
         reason: CrdsCurrentCondition.applied,
         event: { type: 'Normal' as const, reason: CRDS_APPLIED_EVENT },
-        message: `${jobName}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`,
+        message: `${by}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`,
       }
     : {
         status: 'False' as const,
         reason: CrdsCurrentCondition.stale,
         event: { type: 'Warning' as const, reason: CRDS_STALE_EVENT },
         message:
-          `${jobName}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
+          `${by}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
           `Apply them yourself, or annotate the HelmChart ${crdsAnnotationKey(target.ref.group)}=${CRDS_APPLY} to have helmflow apply them.`,
       };
   const { status, reason, event, message } = report;
   await setStatus(deps, target, { conditions: [{ type: CrdsCurrentCondition.type, status, reason, message }] });
-  await recordRepeatedEvent(deps, target, { ...event, message }, { jobUid, failedPods: 1 });
+  await recordRepeatedEvent(deps, target, { ...event, message }, { jobUid: occurrence, failedPods: 1 });
   return { crds, behind: apply ? undefined : behind };
 }
 
@@ -153,5 +162,6 @@ export async function checkChartCrds(deps: ActivityDeps, target: ChartTarget, jo
   const printed = { jobName: job.metadata?.name ?? '', jobUid: job.metadata?.uid ?? '' };
   const text = await printedLog(deps, target.ref.namespace, printed, CRDS_CONTAINER);
   if (text === undefined) return undefined;
-  return (await compareChartCrds(deps, target, printed, text, (chart) => releaseExists(deps, chart))).crds;
+  const reader = { name: printed.jobName, occurrence: printed.jobUid };
+  return (await compareChartCrds(deps, target, reader, text, (chart) => releaseExists(deps, chart))).crds;
 }

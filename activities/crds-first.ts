@@ -21,6 +21,12 @@ export async function awaitChartCrds(deps: ActivityDeps, target: ChartTarget, jo
   if (ended.outcome === 'failed') return { state: 'unread', why: `${job.jobName} failed (${ended.reason})` };
   const text = await printedLog(deps, namespace, job, HELM_CONTAINER);
   if (text === undefined) return { state: 'unread', why: `no pod of ${job.jobName} is left to read` };
-  const { crds, behind } = await compareChartCrds(deps, target, job, text, () => Promise.resolve(true));
+  const { crds, behind } = await compareChartCrds(
+    deps,
+    target,
+    { name: job.jobName, occurrence: job.jobUid },
+    text,
+    () => Promise.resolve(true),
+  );
   return behind === undefined ? { state: 'current', crds } : { state: 'stale', crds, behind };
 }

@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { HelmChart } from '../src/api/index.js';
-import { crdsStepOf, planInstall } from '../src/build/index.js';
+import { chartSource, crdsStepOf, planInstall } from '../src/build/index.js';
+import { compareArchiveCrds } from './archive-crds.js';
 import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -15,8 +16,10 @@ import { jobCreatedStatus } from '../workflows/status-updates.js';
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
  * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
- * Before an upgrade of a chart whose crds/ are to be compared first (crdsStepOf), the Job it creates is
- * helm-crds-<name> instead, and the workflow calls it again once they are (`crds.checkedDigest`).
+ * A chartContent chart's crds/ are compared here, from its archive (compareArchiveCrds): before an upgrade that
+ * would leave CRDs behind no Job is created (`crdsStale`). For a chart fetched by helm, before an upgrade whose
+ * crds/ are to be compared first (crdsStepOf), the Job it creates is helm-crds-<name> instead, and the workflow
+ * calls it again once they are (`crds.checkedDigest`).
  */
 export async function prepareInstall(
   deps: ActivityDeps,
@@ -29,12 +32,18 @@ export async function prepareInstall(
   const generation = input.chart.metadata.generation ?? 0;
   const plan = planInstall(input, { ...deps.build, group: deps.group });
   if (!plan.ok) return { state: 'refused', generation, refusal: plan.refusal };
+  const fetched = chartSource(input.chart.spec).kind !== 'content';
+  if (!fetched) {
+    heartbeat('crds');
+    const behind = await compareArchiveCrds(deps, target, input.chart, `${plan.objects.digest}/${attempt}`);
+    if (behind !== undefined) return { state: 'crdsStale', generation, behind };
+  }
   heartbeat('identity');
   await ensureJobIdentity(deps, input.chart, plan.objects);
   heartbeat('install inputs');
   await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
-  const crdsFirst = await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds);
+  const crdsFirst = fetched && (await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds));
   const job = await createAttemptJob(deps, target, crdsFirst ? plan.objects.crdsJob : plan.objects.job, attempt);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');

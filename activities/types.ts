@@ -27,7 +27,9 @@ export type Preparation =
   | { state: 'gone' }
   | { state: 'refused'; generation: number; refusal: Refusal }
   | { state: 'started'; generation: number; job: StartedJob }
-  | { state: 'crdsCheck'; generation: number; job: StartedJob };
+  | { state: 'crdsCheck'; generation: number; job: StartedJob }
+  /** An upgrade of a chartContent chart whose crds/ the cluster has behind: no Job was created. */
+  | { state: 'crdsStale'; generation: number; behind: string };
 
 /** What the workflow knows of the chart's crds/ when it prepares an attempt (see crdsStepOf in src/build). */
 export interface CrdsHint {

@@ -118,6 +118,13 @@ function compareCrds(c: ChartSteps, t: ChartTarget, job: StartedJob): Promise<Cr
   );
 }
 
+/** The attempt fails before helm upgrade runs: the cluster's CRDs are behind the chart's crds/. */
+async function crdsStale(c: ChartSteps, t: ChartTarget, behind: string, generation: number): Promise<AttemptResult> {
+  const message = `helm upgrade did not run: the cluster's CRDs are behind the chart's crds/ (see ${CrdsCurrentCondition.type}):\n${behind}`;
+  await reportFailed(c, t, { reason: CrdsCurrentCondition.stale, message }, generation);
+  return { kind: 'failed', reason: CrdsCurrentCondition.stale, jobName: undefined };
+}
+
 /** What a Job said of the chart's crds/, kept for the next attempt's decision (crdsStepOf). */
 function learnCrds(s: ChartState, outcome: Pick<JobOutcome, 'chartCrds'>): void {
   if (outcome.chartCrds !== undefined) s.chartCrds = outcome.chartCrds > 0;
@@ -135,16 +142,14 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
     s.jobName = checked.jobName;
     const verdict = await compareCrds(c, t, checked);
     if (verdict.state !== 'unread') learnCrds(s, { chartCrds: verdict.crds });
-    if (verdict.state === 'stale') {
-      const message = `helm upgrade did not run: the cluster's CRDs are behind the chart's crds/ (see ${CrdsCurrentCondition.type}):\n${verdict.behind}`;
-      await reportFailed(c, t, { reason: CrdsCurrentCondition.stale, message }, prepared.generation);
-      return { kind: 'failed', reason: CrdsCurrentCondition.stale, jobName: undefined };
-    }
+    if (verdict.state === 'stale') return crdsStale(c, t, verdict.behind, prepared.generation);
     crdsCompared = verdict.state === 'current';
     prepared = await prepare(c, s, t, { ...known(), checkedDigest: checked.digest });
   }
   if (prepared.state === 'gone') return { kind: 'gone' };
   const { generation } = prepared;
+  // A chartContent chart's crds/ were compared from its archive, and the upgrade would leave CRDs behind.
+  if (prepared.state === 'crdsStale') return crdsStale(c, t, prepared.behind, generation);
   if (prepared.state === 'refused') {
     await reportFailed(c, t, prepared.refusal, generation);
     return { kind: 'refused', reason: prepared.refusal.reason };

@@ -32,10 +32,10 @@ function installVolumes(chart: HelmChart, withContent: boolean): JobVolume[] {
 }
 
 /**
- * helm-install-<name>: pre-flight (init containers: `helm template --dry-run=server`, see preflightArgs, then
- * `helm show crds`, see chartCrdsArgs), then `helm upgrade --install`, with the values Secret (and the chart
- * archive, for chartContent) mounted. A HelmChart annotated `<group>/preflight: skip` gets no `preflight` container
- * (the `crds` one stays), and its Job carries the same annotation, saying so. Retries under backoffLimit and is
+ * helm-install-<name>: pre-flight (init containers: `helm template --dry-run=server`, see preflightArgs, then,
+ * for a chart helm fetches, `helm show crds`, see chartCrdsArgs), then `helm upgrade --install`, with the values
+ * Secret (and the chart archive, for chartContent) mounted. A HelmChart annotated `<group>/preflight: skip` gets no
+ * `preflight` container, and its Job carries the same annotation, saying so. Retries under backoffLimit and is
  * stopped after twice the timeout, so a broken chart cannot keep spawning pods. Only a Job that fetches its chart
  * carries the egress annotation.
  */
@@ -56,7 +56,9 @@ export function installJob(
   const preflight: InitStep[] = skip
     ? []
     : [{ name: PREFLIGHT_CONTAINER, args: preflightArgs(settings, source, files, chart.spec.set) }];
-  const init: InitStep[] = [...preflight, { name: CRDS_CONTAINER, args: chartCrdsArgs(source) }];
+  // A chartContent chart's crds/ are read by the worker from its archive (activities/archive-crds.ts).
+  const crds: InitStep[] = source.kind === 'content' ? [] : [{ name: CRDS_CONTAINER, args: chartCrdsArgs(source) }];
+  const init: InitStep[] = [...preflight, ...crds];
   const skipped: Record<string, string> = skip ? { [preflightAnnotationKey(group)]: PREFLIGHT_SKIP } : {};
   return {
     apiVersion: 'batch/v1',

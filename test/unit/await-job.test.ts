@@ -5,9 +5,10 @@ import type { ActivityDeps } from '../../activities/deps.js';
 import { CRDS_READ_TRIES, awaitJob } from '../../activities/jobs.js';
 import type { JobOutcome } from '../../activities/types.js';
 import { buildInstall } from '../../src/build/index.js';
-import { helmChart } from './support/charts.js';
+import { helmChart, podinfoSpec } from './support/charts.js';
 
-const chart = helmChart({ chartContent: 'H4sIAAAAAAAAA+3OMQ6CQBCF4a3nFHsC' });
+// A chart helm fetches: its install Job prints crds/ (a chartContent chart's are read from its archive instead).
+const chart = helmChart(podinfoSpec);
 const ref = { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: chart.metadata.name };
 const JOB_UID = 'job-uid';
 

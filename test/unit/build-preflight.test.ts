@@ -79,11 +79,10 @@ describe('the install Job runs pre-flight first', () => {
       '--version',
       '6.7.1',
     ]);
-    expect(podOf({ chartContent: tinyChartContent }).initContainers?.[1]?.args).toEqual([
-      'show',
-      'crds',
-      'chart/chart.tgz',
-    ]);
+  });
+
+  it('has no crds step for a chartContent chart: the worker reads its crds/ from the archive', () => {
+    expect(podOf({ chartContent: tinyChartContent }).initContainers?.map((c) => c.name)).toEqual([PREFLIGHT_CONTAINER]);
   });
 
   it('is not part of the uninstall Job', () => {

@@ -34,7 +34,8 @@ describe('crdsStepOf: whether an attempt compares the chart’s crds/ before its
 });
 
 describe('helm-crds-<name>', () => {
-  const chart = helmChart({ ...podinfoSpec, chartContent: 'H4sIAAAAAAAAA+3OMQ6CQBCF4a3nFHsC' });
+  // Only a chart helm fetches gets one: a chartContent chart's crds/ are read by the worker from its archive.
+  const chart = helmChart(podinfoSpec);
   const { crdsJob, job } = buildInstall({ chart });
 
   it('prints the chart’s crds/ with no values mounted, once, controlled by its HelmChart', () => {
@@ -53,6 +54,11 @@ describe('helm-crds-<name>', () => {
     const installCrds = job.spec?.template.spec?.initContainers?.find((c) => c.name === 'crds');
     expect(pod?.containers[0]?.args).toEqual(installCrds?.args);
     expect(pod?.volumes?.map((v) => v.name)).not.toContain('values');
-    expect(pod?.volumes?.map((v) => v.name)).toContain('chart');
+  });
+
+  it('is never needed for a chartContent chart, whose install Job prints no crds/ either', () => {
+    const content = helmChart({ chartContent: 'H4sIAAAAAAAAA+3OMQ6CQBCF4a3nFHsC' });
+    const init = buildInstall({ chart: content }).job.spec?.template.spec?.initContainers ?? [];
+    expect(init.map((c) => c.name)).toEqual(['preflight']);
   });
 });

@@ -5,6 +5,7 @@ import type { ActivityDeps } from '../../activities/deps.js';
 import { prepareInstall } from '../../activities/prepare.js';
 import type { ChartTarget, Preparation } from '../../activities/types.js';
 import type { HelmChart } from '../../src/api/index.js';
+import { crdYaml, tarGz } from './support/archive.js';
 import { helmChart } from './support/charts.js';
 
 const target: ChartTarget = {
@@ -23,6 +24,7 @@ function fakeCluster(first: HelmChart, later: HelmChart, { release = false } = {
     applied: [] as string[],
     jobs: [] as V1Job[],
     statuses: [] as unknown[],
+    events: [] as { reason?: string; type?: string; message?: string }[],
   };
   const notFound = Object.assign(new Error('not found'), { code: 404 });
   const deps = {
@@ -41,6 +43,11 @@ function fakeCluster(first: HelmChart, later: HelmChart, { release = false } = {
     },
     core: {
       readNamespacedSecret: async () => Promise.reject(notFound),
+      readNamespacedEvent: async () => Promise.reject(notFound),
+      createNamespacedEvent: async ({ body }: { body: { reason?: string; type?: string; message?: string } }) => {
+        seen.events.push(body);
+        return body;
+      },
       // helm's release records (owner=helm,name=<release>): present when the chart was installed before.
       listNamespacedSecret: async () => {
         seen.releaseLookups += 1;
@@ -134,5 +141,48 @@ describe('prepareInstall', () => {
     const installed = await new MockActivityEnvironment().run(prepareInstall, first.deps, target, 1);
     expect(installed).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
     expect(first.seen.releaseLookups).toBe(1);
+  });
+
+  describe('a chartContent chart: its crds/ read from the archive, before any Job', () => {
+    // The cluster has no CRD at all (objects.read answers 404): absent before a first install, behind before an upgrade.
+    const contentChart = async (crds: boolean) => {
+      const files: Record<string, string> = { 'demo/Chart.yaml': 'apiVersion: v2\nname: demo\nversion: 0.1.0\n' };
+      if (crds) files['demo/crds/widgets.yaml'] = crdYaml('widgets');
+      const chartContent = (await tarGz(files)).toString('base64');
+      return helmChart({ chartContent }, { generation: 5 });
+    };
+
+    it('fails an upgrade that would leave a CRD behind before creating anything, and says so', async () => {
+      const chart = await contentChart(true);
+      const { deps, seen } = fakeCluster(chart, chart, { release: true });
+      const result: Preparation = await new MockActivityEnvironment().run(prepareInstall, deps, target, 2);
+      expect(result).toMatchObject({ state: 'crdsStale', generation: 5 });
+      expect(result.state === 'crdsStale' ? result.behind : '').toContain('widgets.example.com: not in the cluster');
+      expect(seen.jobs).toEqual([]);
+      expect(seen.applied).toEqual([]);
+      expect(seen.statuses).toEqual([
+        { conditions: [expect.objectContaining({ type: 'CRDsCurrent', status: 'False', reason: 'CRDsStale' })] },
+      ]);
+      expect(seen.events).toEqual([expect.objectContaining({ type: 'Warning', reason: 'HelmChartCRDsStale' })]);
+    });
+
+    it('lets a first install create its absent CRDs: the install Job, which runs no helm show crds', async () => {
+      const chart = await contentChart(true);
+      const { deps, seen } = fakeCluster(chart, chart, { release: false });
+      const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
+      expect(result).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+      const init = seen.jobs[0]?.spec?.template.spec?.initContainers?.map((c) => c.name);
+      expect(init).toEqual(['preflight']);
+      expect(seen.events).toEqual([]);
+    });
+
+    it('costs no lookup for a chart without crds/, even on upgrade', async () => {
+      const chart = await contentChart(false);
+      const { deps, seen } = fakeCluster(chart, chart, { release: true });
+      const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 2, { chartCrds: true });
+      expect(result).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+      expect(seen.releaseLookups).toBe(0);
+      expect(seen.chartReads).toBe(1);
+    });
   });
 });

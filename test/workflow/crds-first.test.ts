@@ -99,4 +99,25 @@ describe('an upgrade of a chart with CRDs compares its crds/ before the install 
       expect(cluster.crdsCompared).toEqual([undefined]);
     });
   });
+
+  it('fails a chartContent chart’s attempt as CRDsStale with no Job when its archive’s crds/ are behind, and compares again next time', async () => {
+    const cluster = new FakeCluster();
+    cluster.archiveBehind = (n) => (n === 1 ? behind : undefined);
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('archive-stale'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy: 'abort' }));
+      const status = await waitForStatus(handle, 'phase Failed', (s) => s.phase === 'Failed');
+      expect(status.lastFailure).toEqual({ reason: 'CRDsStale', digest: 'd1' });
+      await untilIdle(handle);
+      expect(cluster.installStarts).toHaveLength(0);
+      // One step compared them; no crds Job was awaited.
+      expect(cluster.calls).toEqual(['prepareInstall', 'setStatus', 'recordEvent']);
+      expect(cluster.statuses.at(-1)?.conditions[0]?.message).toContain(behind);
+
+      await handle.signal(desiredStateSignal, desired('d2', { generation: 2 }));
+      await waitForStatus(handle, 'installed d2', (s) => s.installedDigest === 'd2');
+      expect(cluster.installStarts).toHaveLength(1);
+      expect(cluster.calls).not.toContain('awaitChartCrds');
+    });
+  });
 });

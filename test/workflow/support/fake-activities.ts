@@ -89,6 +89,12 @@ export class FakeCluster {
    * awaitChartCrds answers this (1-based count of its calls).
    */
   crdsVerdict: ((n: number) => CrdsVerdict) | undefined;
+  /**
+   * Set: the chart is chartContent, whose crds/ prepareInstall compares from its archive; answers what is behind
+   * for its 1-based call (undefined: nothing), and a behind answer means no Job.
+   */
+  archiveBehind: ((n: number) => string | undefined) | undefined;
+  private archiveChecks = 0;
   /** The hint each prepareInstall call was given. */
   crdsHints: (CrdsHint | undefined)[] = [];
   /** The AwaitedJob.crdsCompared of each install wait. */
@@ -158,6 +164,11 @@ export class FakeCluster {
         if (!this.chartPresent) return { state: 'gone' };
         if (this.refusal !== undefined) return { state: 'refused', generation: this.generation, refusal: this.refusal };
         const digest = `digest-at-${attempt}`;
+        if (this.archiveBehind !== undefined) {
+          this.archiveChecks += 1;
+          const behind = this.archiveBehind(this.archiveChecks);
+          if (behind !== undefined) return { state: 'crdsStale', generation: this.generation, behind };
+        }
         if (this.crdsVerdict !== undefined && crds?.checkedDigest !== digest && crds?.chartCrds !== false) {
           const crdsJob = {
             jobName: `helm-crds-${target.ref.name}`,
