@@ -39,6 +39,17 @@ import { historyByType } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
+// Any other argument starts the whole bench (100 charts by default), so --help must answer before the stack starts.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(
+    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]\n' +
+      '  --charts N          how many tiny charts each system installs (default 100)\n' +
+      "  --skip-preflight    annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
+      'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
+      '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
+  );
+  process.exit(0);
+}
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
