@@ -10,7 +10,9 @@
 // RSS (idle before the apply → the process's peak) of the controller process, CPU seconds of the Temporal server,
 // then the ratios helmflow/floor and helmflow/k3s and the history events of one helmflow install. Beside them, where
 // the CPU went: the helm processes' own CPU (the floor's, and those the native node ran for helmflow's Jobs) and how
-// busy the whole machine was while each system worked (busy core-seconds over wall time × cores).
+// busy the whole machine was while each system worked (busy core-seconds over wall time × cores). A second table splits
+// each system's window by process: the stack's etcd, kube-apiserver, kube-controller-manager and native node (its own
+// CPU; its ended children are the helm processes), Temporal, the controller and helm, against the machine's busy total.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
@@ -27,6 +29,7 @@ import { namespaceLabelKey } from '../src/build/labels.js';
 import { toolPaths } from '../src/config/pins.js';
 import { freePort } from '../src/lib/free-port.js';
 import { get } from '../src/lib/http.js';
+import type { Component } from '../src/devstack/layout.js';
 import { readPid } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
@@ -36,6 +39,17 @@ import { historyByType } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
+// Any other argument starts the whole bench (100 charts by default), so --help must answer before the stack starts.
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log(
+    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]\n' +
+      '  --charts N          how many tiny charts each system installs (default 100)\n' +
+      "  --skip-preflight    annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
+      'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
+      '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
+  );
+  process.exit(0);
+}
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
@@ -70,6 +84,8 @@ interface Figures {
   cpu: number;
   cpuToJobs?: number;
   cpuOf: string;
+  /** False for the floor, whose cpu is its helm processes' own (there is no controller). */
+  cpuIsController: boolean;
   rssIdle?: number;
   rssPeak?: number;
   temporalCpu: number;
@@ -78,6 +94,8 @@ interface Figures {
   helmCpu?: number;
   /** Busy core-seconds of the whole machine over the system's run, and that run's wall time. */
   busy: { seconds: number; wallMs: number };
+  /** CPU seconds of the stack's other components over the same window. */
+  stack: StackCpu;
 }
 
 /** The machine's busy core-seconds from now, and the wall time, for Figures.busy. */
@@ -240,13 +258,31 @@ async function idleRss(pid: number): Promise<number> {
   return highest;
 }
 
-const stackPid = (component: 'temporal' | 'native-node') => (): number => {
+/** A component's pid from the pid file the stack wrote when it started it (the file `helmflow status` reads). */
+function stackPid(component: Component): number {
   const pid = readPid(layout.pidFile(component));
   if (pid === undefined) throw new Error(`the stack runs no ${component}`);
   return pid;
-};
-const temporalPid = stackPid('temporal');
-const nativeNodePid = stackPid('native-node');
+}
+const temporalPid = () => stackPid('temporal');
+const nativeNodePid = () => stackPid('native-node');
+
+/** The components whose CPU only the second table shows (Temporal has a column in the first). */
+const otherComponents = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'native-node'] as const;
+type OtherComponent = (typeof otherComponents)[number];
+type StackCpu = Record<OtherComponent, number>;
+
+const eachComponent = (seconds: (component: OtherComponent) => number): StackCpu =>
+  Object.fromEntries(otherComponents.map((component) => [component, seconds(component)])) as StackCpu;
+
+/**
+ * Those components' CPU seconds from now, for Figures.stack; taken beside busySince so both cover one window.
+ * The native node's is its own (utime + stime): its ended children are the helm processes, counted apart.
+ */
+function stackCpuSince(): () => StackCpu {
+  const start = eachComponent((component) => cpuSeconds(stackPid(component)));
+  return () => eachComponent((component) => cpuSeconds(stackPid(component)) - start[component]);
+}
 
 async function floor(): Promise<Figures> {
   const namespace = 'bench-floor';
@@ -258,7 +294,7 @@ async function floor(): Promise<Figures> {
     HELM_DATA_HOME: path.join(home, 'data'),
   };
   const [temporal0, helm0, start] = [cpuSeconds(temporalPid()), endedChildrenCpuSeconds(), Date.now()];
-  const busy = busySince();
+  const [busy, stack] = [busySince(), stackCpuSince()];
   await eachLimit(names, floorParallelism, (name) =>
     run(
       toolPaths().helm,
@@ -272,10 +308,12 @@ async function floor(): Promise<Figures> {
     installedMs: Date.now() - start,
     cpu: helmCpu,
     cpuOf: 'the helm processes',
+    cpuIsController: false,
     temporalCpu: cpuSeconds(temporalPid()) - temporal0,
     temporalUsed: false,
     helmCpu,
     busy: busy(),
+    stack: stack(),
   };
   rmSync(home, { recursive: true, force: true });
   await deleteNamespace(namespace);
@@ -349,7 +387,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const jobs = await watchJobs(namespace);
     const charts = await watchInstalled(group, namespace);
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
-    const [helm0, busy] = [endedChildrenCpuSeconds(nativeNodePid()), busySince()];
+    const [helm0, busy, stack] = [endedChildrenCpuSeconds(nativeNodePid()), busySince(), stackCpuSince()];
     await applyCharts(group, namespace, skipPreflight ? { [`${group}/preflight`]: 'skip' } : {});
     const applyMs = Date.now() - start;
     const slowness = sampleSlowness(`http://127.0.0.1:${String(settings.httpPort)}/metrics`);
@@ -373,12 +411,14 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       cpu: cpuSeconds(pid) - cpu0,
       cpuToJobs,
       cpuOf: 'helmflow run',
+      cpuIsController: true,
       rssIdle,
       rssPeak: peakRssBytes(pid),
       temporalCpu: cpuSeconds(temporalPid()) - temporal0,
       temporalUsed: true,
       helmCpu: endedChildrenCpuSeconds(nativeNodePid()) - helm0,
       busy: busy(),
+      stack: stack(),
     };
     jobs.stop();
     charts.stop();
@@ -406,7 +446,7 @@ async function k3s(): Promise<Figures> {
     const rssIdle = await idleRss(controller.pid);
     const jobs = await watchJobs(namespace);
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
-    const busy = busySince();
+    const [busy, stack] = [busySince(), stackCpuSince()];
     await applyCharts('helm.cattle.io', namespace);
     const applyMs = Date.now() - start;
     const quiet = reportProgress('k3s', start, () => {
@@ -422,11 +462,13 @@ async function k3s(): Promise<Figures> {
       notInstalled: klipperCannotRun,
       cpu: cpuSeconds(controller.pid) - cpu0,
       cpuOf: 'to Jobs created',
+      cpuIsController: true,
       rssIdle,
       rssPeak: peakRssBytes(controller.pid),
       temporalCpu: cpuSeconds(temporalPid()) - temporal0,
       temporalUsed: false,
       busy: busy(),
+      stack: stack(),
     };
   } finally {
     await controller.stop();
@@ -462,6 +504,54 @@ function printTable(rows: Figures[]): void {
   }
 }
 
+/** The second table's columns: every process of a system's window the bench can name. */
+const cpuColumns = [
+  'etcd',
+  'kube-apiserver',
+  'kube-controller-manager',
+  'native node (own)',
+  'Temporal',
+  'controller',
+  'helm processes',
+] as const;
+
+/** A row's CPU seconds in cpuColumns' order; undefined where the system has no such process (the floor's controller). */
+const cpuParts = (r: Figures): (number | undefined)[] => [
+  r.stack.etcd,
+  r.stack['kube-apiserver'],
+  r.stack['kube-controller-manager'],
+  r.stack['native-node'],
+  r.temporalCpu,
+  r.cpuIsController ? r.cpu : undefined,
+  r.helmCpu,
+];
+const cpuSum = (r: Figures): number => cpuParts(r).reduce<number>((sum, part) => sum + (part ?? 0), 0);
+
+function printWhereCpuWent(rows: Figures[]): void {
+  console.log("\nwhere the CPU went, in CPU seconds over each system's window (the same as the table above's):\n");
+  console.log(`| system | ${cpuColumns.join(' | ')} | sum | machine busy |`);
+  console.log(`|---|${cpuColumns.map(() => '---|').join('')}---|---|`);
+  for (const r of rows) {
+    const parts = cpuParts(r).map((part) => (part === undefined ? '—' : `${part.toFixed(1)} s`));
+    const sum = cpuSum(r);
+    const ofBusy = r.busy.seconds === 0 ? '' : ` (${((100 * sum) / r.busy.seconds).toFixed(0)} % of busy)`;
+    console.log(
+      `| ${r.system} | ${parts.join(' | ')} | ${sum.toFixed(1)} s${ofBusy} | ${r.busy.seconds.toFixed(1)} core-s |`,
+    );
+  }
+}
+
+/** helmflow's row divided by the charts it installed: what one chart costs each process. */
+function printHelmflowPerChart(r: Figures): void {
+  const perChart = (seconds: number) => `${(seconds / count).toFixed(3)} s`;
+  const parts = cpuParts(r).flatMap((part, i) =>
+    part === undefined ? [] : [`${cpuColumns[i] ?? ''} ${perChart(part)}`],
+  );
+  console.log(
+    `\nhelmflow per chart (÷ ${String(count)}): ${parts.join(', ')}; sum ${perChart(cpuSum(r))}; machine busy ${perChart(r.busy.seconds)}`,
+  );
+}
+
 await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
@@ -481,6 +571,12 @@ try {
       " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own." +
       " helmflow's helm processes are the native node's ended children (each install Job runs helm for pre-flight, for" +
       " its crds/ and for the upgrade); machine busy counts every process, the stack's included.",
+  );
+  printWhereCpuWent([floorFigures, hf, k3sFigures]);
+  printHelmflowPerChart(hf);
+  console.log(
+    "\nThe native node's own CPU excludes its ended children (the helm column). Machine busy less the sum is what" +
+      ' no column names: this bench process (its watches, its kubectl apply) and anything else the machine ran.',
   );
   const median = history.sampled[Math.floor(history.sampled.length / 2)];
   console.log(`\nhelmflow / floor, all installed:        ${ratio(hf.installedMs, floorFigures.installedMs)}`);
