@@ -569,8 +569,9 @@ try {
     "\nk3s's install Jobs run rancher/klipper-helm's entrypoint; the native node runs only helmflow's helm Job pods" +
       ' (host processes, no images), so k3s is measured to its Jobs created. Controller CPU and Temporal CPU are' +
       " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own." +
-      " helmflow's helm processes are the native node's ended children (each install Job runs helm for pre-flight, for" +
-      " its crds/ and for the upgrade); machine busy counts every process, the stack's included.",
+      " helmflow's helm processes are the native node's ended children (each install Job of these chartContent charts" +
+      ' runs helm for pre-flight and for the upgrade; the worker reads their crds/ from the archive); machine busy' +
+      " counts every process, the stack's included.",
   );
   printWhereCpuWent([floorFigures, hf, k3sFigures]);
   printHelmflowPerChart(hf);

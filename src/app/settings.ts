@@ -174,7 +174,7 @@ export const settingSpecs = [
   {
     flag: '--activity-slots <n>',
     env: 'HELMFLOW_ACTIVITY_SLOTS',
-    def: '500',
+    def: '1500',
     help: 'activity slots per worker; each chart waiting on its Job holds one',
   },
   {

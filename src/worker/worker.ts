@@ -42,7 +42,7 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     taskQueue: config.taskQueue,
     ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : workflowSource()),
     activities,
-    maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 500,
+    maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 1500,
     // Sized for 1,000 charts: an idle chart gets no task, so the cache only has to hold those at work.
     maxCachedWorkflows: config.maxCachedWorkflows ?? 200,
     shutdownGraceTime: `${SHUTDOWN_GRACE_SECONDS} seconds`,

@@ -3,7 +3,7 @@ import { resolveSettings } from '../../src/app/settings.js';
 
 describe('resolveSettings', () => {
   it('takes a flag over its environment variable, and the environment over the default', () => {
-    expect(resolveSettings({}, {}).activitySlots).toBe(500);
+    expect(resolveSettings({}, {}).activitySlots).toBe(1500);
     expect(resolveSettings({}, { HELMFLOW_ACTIVITY_SLOTS: '2000' }).activitySlots).toBe(2000);
     expect(resolveSettings({ activitySlots: '64' }, { HELMFLOW_ACTIVITY_SLOTS: '2000' }).activitySlots).toBe(64);
     expect(resolveSettings({}, { HELMFLOW_TASK_QUEUE: 'q' }).taskQueue).toBe('q');
