@@ -9,6 +9,7 @@ import {
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../src/api/index.js';
 import type { BuildOptions } from '../src/build/options.js';
+import type { JobSlots } from './job-slots.js';
 import type { JobWatcher } from './job-watcher.js';
 
 /** What the activities share within one worker: API clients, the served group, build options, one Job watch. */
@@ -22,6 +23,8 @@ export interface ActivityDeps {
   custom: CustomObjectsApi;
   objects: KubernetesObjectApi;
   jobs: JobWatcher;
+  /** The --max-running-jobs cap on install Jobs, and the Jobs this worker has just created. */
+  slots: JobSlots;
 }
 
 export function clientsFor(kc: KubeConfig) {

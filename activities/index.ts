@@ -6,6 +6,7 @@ import { readInstallInput } from './charts.js';
 import { clientsFor, type ActivityDeps } from './deps.js';
 import { recordEvent, recordInstallFailure, recordUninstallFailure } from './events.js';
 import { ensureIdentity, ensureInstallInputs, removeInstallObjects } from './identity.js';
+import { JobSlots } from './job-slots.js';
 import { JobWatcher } from './job-watcher.js';
 import { classifyingErrors } from './kube-errors.js';
 import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
@@ -20,6 +21,8 @@ export interface ActivitiesConfig {
   group: ApiGroup;
   build: BuildOptions;
   log: Logger;
+  /** The --max-running-jobs setting: install Jobs of helmflow running at once (default 32). */
+  maxRunningJobs?: number;
 }
 
 async function inspectChart(deps: ActivityDeps, target: ChartTarget): Promise<Inspection> {
@@ -41,7 +44,8 @@ export function createActivities(config: ActivitiesConfig): {
 } {
   const clients = clientsFor(config.kubeConfig);
   const jobs = new JobWatcher(config.kubeConfig, clients.batch, config.log);
-  const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs };
+  const slots = new JobSlots(config.maxRunningJobs ?? 32);
+  const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs, slots };
   const activities: ChartActivities = {
     prepareInstall: (target, attempt, crds) => prepareInstall(deps, target, attempt, crds),
     awaitChartCrds: (target, job) => awaitChartCrds(deps, target, job),

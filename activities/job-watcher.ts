@@ -36,6 +36,11 @@ export class JobWatcher {
     await this.informer.stop();
   }
 
+  /** Every helmflow Job the watch has seen (call start first). */
+  list(): readonly V1Job[] {
+    return this.informer.list();
+  }
+
   /** The Job as the watch last saw it, or as the apiserver has it now when the watch has not seen it. */
   async get(namespace: string, name: string, fresh = false): Promise<V1Job | undefined> {
     const cached = fresh ? undefined : this.informer.get(name, namespace);

@@ -71,6 +71,8 @@ async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget, crds: 
     return act.prepareInstall.executeWithOptions(
       {
         ...waitingCall,
+        // It may wait for a Job slot (--max-running-jobs) behind many charts; heartbeats show it is alive.
+        startToCloseTimeout: '1 hour',
         summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)}${mayCompareCrds(crds) ? ` (or first ${crdsJobName(ref.name)}, before an upgrade with CRDs)` : ''} (attempt ${s.attempt})`,
       },
       // Nothing known yet (a plain install) adds no argument: its history stays as it was before the crds Job.

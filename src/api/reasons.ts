@@ -111,3 +111,13 @@ export const DependenciesReadyCondition = {
   invalid: 'InvalidDependsOn',
 } as const;
 export type DependencyHoldReason = (typeof DependenciesReadyCondition)['notReady' | 'cycle' | 'invalid'];
+
+/**
+ * `JobCreated`: True once an attempt's Job exists; False with `WaitingForJobSlot` while helmflow's running install
+ * Jobs are at the worker's --max-running-jobs, so a chart queued behind them says why it has no Job yet.
+ */
+export const JobCreatedCondition = {
+  type: 'JobCreated',
+  created: 'JobCreated',
+  waiting: 'WaitingForJobSlot',
+} as const;

@@ -43,6 +43,8 @@ export interface Settings {
   tuning: Partial<Tuning> | undefined;
   /** Activity slots per worker: each chart waiting on its Job holds one (DESIGN "Waiting for a Job at scale"). */
   activitySlots: number;
+  /** helmflow's install Jobs running at once, cluster-wide; a chart past it waits for a slot before its Job. */
+  maxRunningJobs: number;
   /** Chart workflows a worker keeps in memory between their tasks (Temporal's sticky cache). */
   workflowCache: number;
   /** How often the controller sweeps every chart; only charts whose workflow may lack their last signal are signalled. */
@@ -178,6 +180,12 @@ export const settingSpecs = [
     help: 'activity slots per worker; each chart waiting on its Job holds one',
   },
   {
+    flag: '--max-running-jobs <n>',
+    env: 'HELMFLOW_MAX_RUNNING_JOBS',
+    def: '32',
+    help: "install Jobs running at once, cluster-wide; more charts wait for a slot (JobCreated=False/WaitingForJobSlot)",
+  },
+  {
     flag: '--workflow-cache <n>',
     env: 'HELMFLOW_WORKFLOW_CACHE',
     def: '200',
@@ -223,6 +231,7 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
   const port = wholeNumber('--http-port <port>', 0, 'a port number');
   const apiServerPort = value('--api-server-port <port>');
   const activitySlots = wholeNumber('--activity-slots <n>', 1, 'a whole number of at least 1');
+  const maxRunningJobs = wholeNumber('--max-running-jobs <n>', 1, 'a whole number of at least 1');
   const workflowCache = wholeNumber('--workflow-cache <n>', 0, 'a whole number');
   const resyncSeconds = wholeNumber('--resync-seconds <n>', 1, 'a whole number of at least 1');
   const leaseDurationSeconds = wholeNumber('--lease-duration-seconds <n>', 2, 'a whole number of at least 2');
@@ -269,6 +278,7 @@ export function resolveSettings(options: Record<string, unknown>, env: NodeJS.Pr
     apiServerPort: apiServerPort === '' ? undefined : Number(apiServerPort),
     tuning: tuning === '' ? undefined : (JSON.parse(tuning) as Partial<Tuning>),
     activitySlots,
+    maxRunningJobs,
     workflowCache,
     resyncSeconds,
     disableLeaderElection: value('--disable-leader-election') === 'true',

@@ -104,6 +104,7 @@ export async function runWorker(
       group: settings.group,
       build: buildOptionsOf(settings, digestKey),
       maxConcurrentActivities: settings.activitySlots,
+      maxRunningJobs: settings.maxRunningJobs,
       maxCachedWorkflows: settings.workflowCache,
       log,
     });

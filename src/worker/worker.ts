@@ -17,6 +17,8 @@ export interface WorkerConfig {
   log: Logger;
   /** Activity slots: each waiting chart holds one while its Job runs (the --activity-slots setting). */
   maxConcurrentActivities?: number;
+  /** Install Jobs of helmflow running at once, cluster-wide (the --max-running-jobs setting). */
+  maxRunningJobs?: number;
   /** Chart workflows kept in memory between tasks (the --workflow-cache setting). */
   maxCachedWorkflows?: number;
   /** A pre-built bundle (tests build one for many workers). */
@@ -35,6 +37,7 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     group: config.group,
     build: config.build,
     log: config.log,
+    ...(config.maxRunningJobs === undefined ? {} : { maxRunningJobs: config.maxRunningJobs }),
   });
   const worker = await Worker.create({
     connection,

@@ -2,6 +2,7 @@ import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
+import { JobSlots } from '../../activities/job-slots.js';
 import { prepareInstall } from '../../activities/prepare.js';
 import type { ChartTarget, Preparation } from '../../activities/types.js';
 import type { HelmChart } from '../../src/api/index.js';
@@ -74,7 +75,8 @@ function fakeCluster(first: HelmChart, later: HelmChart, { release = false } = {
         return body;
       },
     },
-    jobs: { get: async () => undefined },
+    jobs: { get: async () => undefined, start: async () => undefined, list: () => [] },
+    slots: new JobSlots(32),
   } as unknown as ActivityDeps;
   return { deps, seen };
 }

@@ -59,6 +59,7 @@ export function settingsArgs(settings: Settings): string[] {
     '--api-server-port': settings.apiServerPort?.toString(),
     '--tuning': settings.tuning === undefined ? undefined : JSON.stringify(settings.tuning),
     '--activity-slots': String(settings.activitySlots),
+    '--max-running-jobs': String(settings.maxRunningJobs),
     '--workflow-cache': String(settings.workflowCache),
     '--resync-seconds': String(settings.resyncSeconds),
     '--disable-leader-election': settings.disableLeaderElection ? 'true' : undefined,

@@ -1,0 +1,21 @@
+/**
+ * Whether one more install Job may be created: helmflow's install (and crds) Jobs still running, counted from the
+ * worker's Job watch, plus those this worker has just created and its watch has not shown yet, stay below the
+ * --max-running-jobs setting. The chart's own Job never counts against itself (a retried step finds it running).
+ * Pure: table-tested.
+ */
+export interface SlotView {
+  /** namespace/name of each running install or crds Job the watch shows. */
+  running: readonly string[];
+  /** namespace/name of each Job this worker created recently, seen by the watch or not. */
+  reserved: readonly string[];
+  /** namespace/name of the Job this chart is about to create. */
+  own: string;
+  max: number;
+}
+
+export function slotFree(view: SlotView): boolean {
+  const taken = new Set([...view.running, ...view.reserved]);
+  taken.delete(view.own);
+  return taken.size < view.max;
+}
