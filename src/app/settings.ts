@@ -183,7 +183,7 @@ export const settingSpecs = [
     flag: '--max-running-jobs <n>',
     env: 'HELMFLOW_MAX_RUNNING_JOBS',
     def: '32',
-    help: "install Jobs running at once, cluster-wide; more charts wait for a slot (JobCreated=False/WaitingForJobSlot)",
+    help: 'install Jobs running at once, cluster-wide; more charts wait for a slot (JobCreated=False/WaitingForJobSlot)',
   },
   {
     flag: '--workflow-cache <n>',
