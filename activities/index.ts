@@ -6,7 +6,7 @@ import { readInstallInput } from './charts.js';
 import { clientsFor, type ActivityDeps } from './deps.js';
 import { recordEvent, recordInstallFailure, recordUninstallFailure } from './events.js';
 import { ensureIdentity, ensureInstallInputs, removeInstallObjects } from './identity.js';
-import { JobSlots } from './job-slots.js';
+import { JobSlots, awaitJobSlot } from './job-slots.js';
 import { JobWatcher } from './job-watcher.js';
 import { classifyingErrors } from './kube-errors.js';
 import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js';
@@ -49,6 +49,7 @@ export function createActivities(config: ActivitiesConfig): {
   const activities: ChartActivities = {
     prepareInstall: (target, attempt, crds) => prepareInstall(deps, target, attempt, crds),
     awaitChartCrds: (target, job) => awaitChartCrds(deps, target, job),
+    awaitJobSlot: (target, jobName) => awaitJobSlot(deps, target, jobName),
     inspectChart: (target) => inspectChart(deps, target),
     ensureIdentity: (target) => ensureIdentity(deps, target),
     ensureInstallInputs: (target) => ensureInstallInputs(deps, target),

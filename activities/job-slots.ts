@@ -1,16 +1,18 @@
-import { Context } from '@temporalio/activity';
 import type { V1Job } from '@kubernetes/client-node';
+import { Context } from '@temporalio/activity';
 import { JobCreatedCondition } from '../src/api/reasons.js';
-import { actionLabelKey } from '../src/build/labels.js';
+import type { ApiGroup, HelmChart } from '../src/api/index.js';
 import { slotFree } from '../src/build/job-slots.js';
+import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { setStatus } from './status.js';
 import type { ChartTarget } from './types.js';
-import type { ApiGroup, HelmChart } from '../src/api/index.js';
 
 /** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
 const RESERVED_MS = 10_000;
 const LOOK_MS = 1_000;
+/** awaitJobSlot gives up after this and the workflow asks again: no activity of it outlives its timeout. */
+export const SLOT_WAIT_MS = 240_000;
 
 /** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
 export class JobSlots {
@@ -18,7 +20,7 @@ export class JobSlots {
 
   constructor(readonly max: number) {}
 
-  /** Takes a slot for `own` when one is free now (synchronous: no two waiters of this worker take the last one). */
+  /** Takes a slot for `own` when one is free now (synchronous: no two callers in this worker take the last one). */
   take(running: readonly string[], own: string, now: number): boolean {
     for (const [key, at] of this.reserved) if (now - at > RESERVED_MS) this.reserved.delete(key);
     if (!slotFree({ running, reserved: [...this.reserved.keys()], own, max: this.max })) return false;
@@ -27,46 +29,57 @@ export class JobSlots {
   }
 }
 
+const ended = (job: V1Job) =>
+  (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+
+/** namespace/name of each of helmflow's install and crds Jobs still running, as the worker's Job watch shows them. */
 function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
   const action = actionLabelKey(group);
   return jobs
     .filter((job) => ['install', 'crds'].includes(job.metadata?.labels?.[action] ?? ''))
-    .filter((job) => job.metadata?.deletionTimestamp === undefined)
-    .filter(
-      (job) =>
-        !(job.status?.conditions ?? []).some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True'),
-    )
+    .filter((job) => job.metadata?.deletionTimestamp === undefined && !ended(job))
     .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
 }
 
-/**
- * Waits until fewer than --max-running-jobs of helmflow's install Jobs run (cluster-wide, as this worker's Job watch
- * sees them), then takes the slot for `jobName`. A chart that has to wait says so once (`JobCreated=False`,
- * `WaitingForJobSlot`), and heartbeats meanwhile, so a pause or a delete cancels the wait. Several workers each
- * count the same Jobs, so together they may briefly exceed the cap by the Jobs created in the same second.
- */
-export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, chart: HelmChart, jobName: string) {
-  const context = Context.current();
-  const own = `${target.ref.namespace}/${jobName}`;
+/** Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run. */
+export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string) {
   await deps.jobs.start();
-  for (let looks = 0; ; looks += 1) {
-    const running = runningInstallJobs(deps.jobs.list(), deps.group);
-    if (deps.slots.take(running, own, Date.now())) return;
-    if (looks === 0) {
-      const message = `${running.length} of helmflow's install Jobs are running, the most --max-running-jobs (${deps.slots.max}) allows; ${jobName} is created when one ends`;
-      await setStatus(
-        deps,
-        target,
-        {
-          conditions: [
-            { type: JobCreatedCondition.type, status: 'False', reason: JobCreatedCondition.waiting, message },
-          ],
-        },
-        chart,
-      );
-      deps.log.info({ chart: own, running: running.length }, 'waiting for a Job slot');
-    }
-    context.heartbeat({ step: 'job slot' });
-    await context.sleep(LOOK_MS);
+  const running = runningInstallJobs(deps.jobs.list(), deps.group);
+  return { taken: deps.slots.take(running, `${target.ref.namespace}/${jobName}`, Date.now()), running: running.length };
+}
+
+/** JobCreated=False/WaitingForJobSlot, written once: not again while the chart already says it. */
+export async function reportWaitingForSlot(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  chart: HelmChart,
+  jobName: string,
+  running: number,
+): Promise<void> {
+  const current = chart.status?.conditions?.find((c) => c.type === JobCreatedCondition.type);
+  if (current?.reason === JobCreatedCondition.waiting) return;
+  const message = `${running} of helmflow's install Jobs are running, the most --max-running-jobs (${deps.slots.max}) allows; ${jobName} is created when one ends`;
+  const condition = {
+    type: JobCreatedCondition.type,
+    status: 'False' as const,
+    reason: JobCreatedCondition.waiting,
+    message,
+  };
+  await setStatus(deps, target, { conditions: [condition] }, chart);
+}
+
+/**
+ * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it (prepareInstall then finds it
+ * taken). It creates nothing and sends no heartbeat: a thousand charts waiting here cost Temporal no write each
+ * second, and a pause, delete or spec change need not wait for it (the workflow moves on; this ends on its own).
+ * Returns whether the slot was taken; the workflow asks again if not.
+ */
+export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
+  const deadline = Date.now() + SLOT_WAIT_MS;
+  for (;;) {
+    if ((await takeJobSlot(deps, target, jobName)).taken) return true;
+    if (Date.now() >= deadline) return false;
+    // Ends at once when the worker shuts down (a local cancel needs no heartbeat).
+    await Context.current().sleep(LOOK_MS);
   }
 }

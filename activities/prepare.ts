@@ -6,7 +6,7 @@ import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { awaitJobSlot } from './job-slots.js';
+import { reportWaitingForSlot, takeJobSlot } from './job-slots.js';
 import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
@@ -16,8 +16,8 @@ import { jobCreatedStatus } from '../workflows/status-updates.js';
  * One install attempt up to its Job, from ONE read of the HelmChart, its HelmChartConfig and Secrets: validated,
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
- * its own Job, then writes JobCreated (phase Installing) on the chart. Before the Job it waits for a slot while
- * --max-running-jobs of helmflow's install Jobs run (awaitJobSlot). Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
+ * its own Job, then writes JobCreated (phase Installing) on the chart. While --max-running-jobs of helmflow's install
+ * Jobs run it creates none: it says so on the chart and returns `noSlot` (the workflow waits in awaitJobSlot). Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
  * A chartContent chart's crds/ are compared here, from its archive (compareArchiveCrds): before an upgrade that
  * would leave CRDs behind no Job is created (`crdsStale`). For a chart fetched by helm, before an upgrade whose
  * crds/ are to be compared first (crdsStepOf), the Job it creates is helm-crds-<name> instead, and the workflow
@@ -47,7 +47,12 @@ export async function prepareInstall(
   heartbeat('job');
   const crdsFirst = fetched && (await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds));
   const built = crdsFirst ? plan.objects.crdsJob : plan.objects.job;
-  await awaitJobSlot(deps, target, input.chart, built.metadata?.name ?? '');
+  const jobName = built.metadata?.name ?? '';
+  const slot = await takeJobSlot(deps, target, jobName);
+  if (!slot.taken) {
+    await reportWaitingForSlot(deps, target, input.chart, jobName, slot.running);
+    return { state: 'noSlot', generation, jobName };
+  }
   const job = await createAttemptJob(deps, target, built, attempt);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');

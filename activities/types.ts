@@ -29,7 +29,9 @@ export type Preparation =
   | { state: 'started'; generation: number; job: StartedJob }
   | { state: 'crdsCheck'; generation: number; job: StartedJob }
   /** An upgrade of a chartContent chart whose crds/ the cluster has behind: no Job was created. */
-  | { state: 'crdsStale'; generation: number; behind: string };
+  | { state: 'crdsStale'; generation: number; behind: string }
+  /** --max-running-jobs of helmflow's install Jobs run: this Job (`jobName`) was not created. */
+  | { state: 'noSlot'; generation: number; jobName: string };
 
 /** What the workflow knows of the chart's crds/ when it prepares an attempt (see crdsStepOf in src/build). */
 export interface CrdsHint {
@@ -129,6 +131,11 @@ export interface ChartActivities {
    * the cluster's and reports, or applies them when the chart says `<group>/crds: apply`.
    */
   awaitChartCrds(target: ChartTarget, job: StartedJob): Promise<CrdsVerdict>;
+  /**
+   * Waits (a few minutes at most, no heartbeat) until fewer than --max-running-jobs of helmflow's install Jobs run,
+   * and takes the slot for `jobName`; false if none came free meanwhile.
+   */
+  awaitJobSlot(target: ChartTarget, jobName: string): Promise<boolean>;
   /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
   inspectChart(target: ChartTarget): Promise<Inspection>;
   /** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>. */

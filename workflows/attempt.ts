@@ -12,6 +12,9 @@ import { awaitInstallJob } from './install-wait.js';
 import { installedStatus, jobCreatedStatus } from './status-updates.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 
+/** What prepare hands the attempt: never `noSlot`, which it waits out itself. */
+type Prepared = Exclude<Preparation, { state: 'noSlot' }>;
+
 export type AttemptResult =
   | { kind: 'succeeded'; digest: string }
   | { kind: 'failed'; reason: string; jobName: string | undefined }
@@ -54,13 +57,30 @@ async function reportFailed(
   );
 }
 
-/** The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps. */
-async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Preparation> {
-  c.creatingJob = true;
-  try {
-    return await prepareSteps(c, s, t, crds);
-  } finally {
-    c.creatingJob = false;
+/**
+ * The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps.
+ * While --max-running-jobs of helmflow's install Jobs run, prepareInstall creates none (`noSlot`): the attempt waits
+ * for a slot in awaitJobSlot, which is not creating a Job, so a pause, delete or new spec interrupts it at once.
+ */
+async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Prepared> {
+  for (;;) {
+    c.creatingJob = true;
+    let prepared: Preparation;
+    try {
+      prepared = await prepareSteps(c, s, t, crds);
+    } finally {
+      c.creatingJob = false;
+    }
+    if (prepared.state !== 'noSlot') return prepared;
+    await act.awaitJobSlot.executeWithOptions(
+      {
+        ...kubeCall,
+        summary: `Wait for one of the --max-running-jobs Job slots for ${prepared.jobName}`,
+        // It sends no heartbeat (a thousand waiting charts would each write to Temporal); it ends within 4 minutes.
+        startToCloseTimeout: '5 minutes',
+      },
+      [t, prepared.jobName],
+    );
   }
 }
 
@@ -71,8 +91,6 @@ async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget, crds: 
     return act.prepareInstall.executeWithOptions(
       {
         ...waitingCall,
-        // It may wait for a Job slot (--max-running-jobs) behind many charts; heartbeats show it is alive.
-        startToCloseTimeout: '1 hour',
         summary: `Validate HelmChart ${where}, then create its ServiceAccount, binding, values and Job ${installJobName(ref.name)}${mayCompareCrds(crds) ? ` (or first ${crdsJobName(ref.name)}, before an upgrade with CRDs)` : ''} (attempt ${s.attempt})`,
       },
       // Nothing known yet (a plain install) adds no argument: its history stays as it was before the crds Job.

@@ -4,7 +4,6 @@ import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
 import { JobSlots, awaitJobSlot } from '../../activities/job-slots.js';
 import { slotFree, type SlotView } from '../../src/build/job-slots.js';
-import { helmChart } from './support/charts.js';
 
 describe('slotFree: one more install Job while fewer than the cap run', () => {
   const cases: [string, SlotView, boolean][] = [
@@ -41,37 +40,28 @@ const runningJob = (name: string, ended = false): V1Job => ({
 });
 
 describe('awaitJobSlot', () => {
-  it('waits while the cap is reached, says so once on the chart, and goes ahead when a Job ends', async () => {
-    const chart = helmChart({ repo: 'https://charts.example.com', chart: 'podinfo' });
+  it('takes the slot as soon as a running install Job ends; an uninstall Job never counts', async () => {
     const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
-    const statuses: unknown[] = [];
     let looks = 0;
+    const slots = new JobSlots(1);
     const deps = {
       group: 'helm.k3sm.io',
       log: pino({ level: 'silent' }),
-      slots: new JobSlots(1),
+      slots,
       jobs: {
         start: async () => undefined,
-        // A crds Job of another chart runs for two looks, then completes; an uninstall Job never counts.
+        // Another chart's install Job runs for two looks, then completes.
         list: () => {
           looks += 1;
-          const other: V1Job = { metadata: { name: 'helm-delete-gone', labels: {} }, status: { active: 1 } };
-          return [runningJob('helm-install-other', looks > 2), other];
-        },
-      },
-      custom: {
-        getNamespacedCustomObject: async () => chart,
-        patchNamespacedCustomObjectStatus: async ({ body }: { body: { status: unknown } }) => {
-          statuses.push(body.status);
+          const uninstall: V1Job = { metadata: { name: 'helm-delete-gone', labels: {} }, status: { active: 1 } };
+          return [runningJob('helm-install-other', looks > 2), uninstall];
         },
       },
     } as unknown as ActivityDeps;
-    await new MockActivityEnvironment().run(awaitJobSlot, deps, target, chart, 'helm-install-podinfo');
+    expect(await new MockActivityEnvironment().run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
     expect(looks).toBe(3);
-    expect(statuses).toEqual([
-      {
-        conditions: [expect.objectContaining({ type: 'JobCreated', status: 'False', reason: 'WaitingForJobSlot' })],
-      },
-    ]);
+    // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
+    expect(slots.take([], 'kube-system/helm-install-third', Date.now())).toBe(false);
+    expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
   });
 });

@@ -187,4 +187,25 @@ describe('prepareInstall', () => {
       expect(seen.chartReads).toBe(1);
     });
   });
+
+  it('creates no Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
+    const { deps, seen } = fakeCluster(valid, valid);
+    const running = {
+      metadata: {
+        name: 'helm-install-other',
+        namespace: 'apps',
+        labels: { 'helmcharts.helm.k3sm.io/action': 'install' },
+      },
+      status: { active: 1 },
+    };
+    Object.assign(deps, { slots: new JobSlots(1), jobs: { start: async () => undefined, list: () => [running] } });
+    const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
+    expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-install-podinfo' });
+    expect(seen.jobs).toEqual([]);
+    // Its identity and values are ready for when a slot frees.
+    expect(seen.applied).toContain('Secret/chart-values-podinfo');
+    expect(seen.statuses).toEqual([
+      { conditions: [expect.objectContaining({ type: 'JobCreated', status: 'False', reason: 'WaitingForJobSlot' })] },
+    ]);
+  });
 });

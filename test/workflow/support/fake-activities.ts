@@ -95,6 +95,10 @@ export class FakeCluster {
    */
   archiveBehind: ((n: number) => string | undefined) | undefined;
   private archiveChecks = 0;
+  /** How many prepareInstall calls find no Job slot (each then waits in awaitJobSlot, as the real one). */
+  slotlessPrepares = 0;
+  /** Called by awaitJobSlot: a test may hold it open (a chart waiting for a slot). */
+  onSlotWait: () => Promise<void> | void = () => undefined;
   /** The hint each prepareInstall call was given. */
   crdsHints: (CrdsHint | undefined)[] = [];
   /** The AwaitedJob.crdsCompared of each install wait. */
@@ -164,6 +168,10 @@ export class FakeCluster {
         if (!this.chartPresent) return { state: 'gone' };
         if (this.refusal !== undefined) return { state: 'refused', generation: this.generation, refusal: this.refusal };
         const digest = `digest-at-${attempt}`;
+        if (this.slotlessPrepares > 0) {
+          this.slotlessPrepares -= 1;
+          return { state: 'noSlot', generation: this.generation, jobName: `helm-install-${target.ref.name}` };
+        }
         if (this.archiveBehind !== undefined) {
           this.archiveChecks += 1;
           const behind = this.archiveBehind(this.archiveChecks);
@@ -183,6 +191,11 @@ export class FakeCluster {
         // As the real one: JobCreated is written in the same step.
         this.statuses.push(jobCreatedStatus(job.jobName, attempt, this.generation));
         return { state: 'started', generation: this.generation, job };
+      },
+      awaitJobSlot: async () => {
+        log('awaitJobSlot');
+        await this.onSlotWait();
+        return true;
       },
       awaitChartCrds: async () => {
         log('awaitChartCrds');
