@@ -16,8 +16,9 @@ import { jobCreatedStatus } from '../workflows/status-updates.js';
  * One install attempt up to its Job, from ONE read of the HelmChart, its HelmChartConfig and Secrets: validated,
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
- * its own Job, then writes JobCreated (phase Installing) on the chart. While --max-running-jobs of helmflow's install
- * Jobs run it creates none: it says so on the chart and returns `noSlot` (the workflow waits in awaitJobSlot). Heartbeats between steps, so a worker that dies here is replaced within the heartbeat timeout.
+ * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that
+ * dies here is replaced within the heartbeat timeout. While --max-running-jobs of helmflow's install Jobs run it
+ * creates none: it says so on the chart and returns `noSlot` (the workflow waits in awaitJobSlot).
  * A chartContent chart's crds/ are compared here, from its archive (compareArchiveCrds): before an upgrade that
  * would leave CRDs behind no Job is created (`crdsStale`). For a chart fetched by helm, before an upgrade whose
  * crds/ are to be compared first (crdsStepOf), the Job it creates is helm-crds-<name> instead, and the workflow
