@@ -6,7 +6,8 @@ import type { ChartTarget, CrdsVerdict, JobOutcome, StartedJob } from './types.j
 
 /**
  * Waits for helm-crds-<name> to end (jobLooks: a cancelled attempt stops at once), then compares the chart's
- * crds/ it printed with the cluster's CRDs (compareChartCrds), before any install Job of this attempt exists. It runs only before an upgrade, so a CRD the cluster lacks counts as behind.
+ * crds/ it printed with the cluster's CRDs (compareChartCrds), before any install Job of this attempt exists. It
+ * runs only before an upgrade, so a CRD the cluster lacks counts as behind.
  * A crds Job that failed or vanished printed nothing to compare: `unread`, and the install Job goes ahead, its own
  * pre-flight naming a chart that cannot be fetched and its `crds` step comparing beside the upgrade.
  */

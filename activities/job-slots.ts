@@ -5,20 +5,30 @@ import type { ApiGroup, HelmChart } from '../src/api/index.js';
 import { slotFree } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
+import { outcomeOf } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget } from './types.js';
 
 /** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
 const RESERVED_MS = 10_000;
 const LOOK_MS = 1_000;
+/** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
+const RECOUNT_MS = 250;
 /** awaitJobSlot gives up after this and the workflow asks again: no activity of it outlives its timeout. */
 export const SLOT_WAIT_MS = 240_000;
 
 /** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
 export class JobSlots {
   private readonly reserved = new Map<string, number>();
+  private counted: { at: number; running: string[] } | undefined;
 
   constructor(readonly max: number) {}
+
+  /** The running Jobs, counted (`count`) at most once per RECOUNT_MS; a Job this worker creates is reserved at once. */
+  running(count: () => string[], now: number): string[] {
+    if (this.counted === undefined || now - this.counted.at >= RECOUNT_MS) this.counted = { at: now, running: count() };
+    return this.counted.running;
+  }
 
   /** Takes a slot for `own` when one is free now (synchronous: no two callers in this worker take the last one). */
   take(running: readonly string[], own: string, now: number): boolean {
@@ -29,23 +39,21 @@ export class JobSlots {
   }
 }
 
-const ended = (job: V1Job) =>
-  (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
-
 /** namespace/name of each of helmflow's install and crds Jobs still running, as the worker's Job watch shows them. */
 function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
   const action = actionLabelKey(group);
   return jobs
     .filter((job) => ['install', 'crds'].includes(job.metadata?.labels?.[action] ?? ''))
-    .filter((job) => job.metadata?.deletionTimestamp === undefined && !ended(job))
+    .filter((job) => job.metadata?.deletionTimestamp === undefined && outcomeOf(job) === undefined)
     .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
 }
 
 /** Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run. */
 export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string) {
   await deps.jobs.start();
-  const running = runningInstallJobs(deps.jobs.list(), deps.group);
-  return { taken: deps.slots.take(running, `${target.ref.namespace}/${jobName}`, Date.now()), running: running.length };
+  const now = Date.now();
+  const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
+  return { taken: deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now), running: running.length };
 }
 
 /** JobCreated=False/WaitingForJobSlot, written once: not again while the chart already says it. */

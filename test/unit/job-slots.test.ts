@@ -32,6 +32,20 @@ describe('slotFree: one more install Job while fewer than the cap run', () => {
     expect(slots.take([], 'a/y', 1)).toBe(false);
     expect(slots.take([], 'a/y', 10_001)).toBe(true);
   });
+
+  it('counts the running Jobs once for every chart asking within 250 ms, and again after', () => {
+    const slots = new JobSlots(1);
+    let counts = 0;
+    const count = () => {
+      counts += 1;
+      return ['a/y'];
+    };
+    expect(slots.running(count, 0)).toEqual(['a/y']);
+    expect(slots.running(count, 249)).toEqual(['a/y']);
+    expect(counts).toBe(1);
+    slots.running(count, 250);
+    expect(counts).toBe(2);
+  });
 });
 
 const runningJob = (name: string, ended = false): V1Job => ({
