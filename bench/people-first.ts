@@ -6,6 +6,9 @@
 // stack of the bench's own, with the production Lease timings. Then how the flood went over time (signals sent by
 // each mark, the longest silence) and what the Temporal frontend answered to its signals (bench/flood.ts): a flood
 // that stalls and one that trickles give the same average.
+// Then idle: with the flood over, two resync sweeps (the bench resyncs every 60 s, five times the default) in
+// which nothing changes, over which it prints the history events the N charts' workflows wrote and the writes the
+// apiserver served, by resource; and the process's memory with every chart installed.
 // Run: npx tsx bench/people-first.ts [--charts N]   (default 200; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-people-stack, +3000)
 import { rmSync } from 'node:fs';
@@ -27,8 +30,11 @@ const { testLayout } = await import('../test/e2e/support/stack.js');
 const { buildChart } = await import('../test/e2e/support/charts.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, freshNamespace } = await import('./../test/e2e/support/kube.js');
-const { installMany, startRun } = await import('./helmflow-run.js');
+const { idleRssMiB, installMany, startRun } = await import('./helmflow-run.js');
 const { countsBetween, describeCounts, longestSilence, operationCounts, sentBy } = await import('./flood.js');
+const { writesBetween, writesByResource } = await import('./apiserver-writes.js');
+const { mib, peakRssBytes } = await import('./proc.js');
+const { kubectl } = await import('../test/e2e/support/kube.js');
 
 const chartsAt = process.argv.indexOf('--charts');
 const count = chartsAt === -1 ? 200 : Number(process.argv[chartsAt + 1]);
@@ -45,10 +51,24 @@ async function signalWithStartCounts() {
   return operationCounts(body, 'SignalWithStartWorkflowExecution');
 }
 
-/** Desired-state signals the restarted helmflow has sent so far (its /metrics counter starts at 0). */
-async function desiredSignals(metricsUrl: string): Promise<number> {
+/** A counter of the restarted helmflow's /metrics (they start at 0), by its name and labels as written there. */
+async function counter(metricsUrl: string, series: string): Promise<number> {
   const body = (await get(metricsUrl)).body;
-  return Number(/^helmflow_signals_total\{signal="desired"\} (\S+)$/m.exec(body)?.[1] ?? 0);
+  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
+  return Number(line?.slice(series.length + 1) ?? 0);
+}
+
+/** Desired-state signals the restarted helmflow has sent so far. */
+const desiredSignals = (metricsUrl: string) => counter(metricsUrl, 'helmflow_signals_total{signal="desired"}');
+
+/** Resync sweeps the restarted helmflow's controller has finished so far. */
+const sweepsDone = (metricsUrl: string) => counter(metricsUrl, 'helmflow_resync_sweeps_total');
+
+/** Write requests the apiserver has served so far, by resource. */
+function apiserverWrites(): Map<string, number> {
+  const scraped = kubectl(['get', '--raw', '/metrics']);
+  if (scraped.status !== 0) throw new Error(`kubectl get --raw /metrics: ${scraped.stderr}`);
+  return writesByResource(scraped.stdout);
 }
 
 console.error(`people-first --charts ${String(count)}, ${new Date().toISOString()}; load average ${load()}`);
@@ -56,7 +76,7 @@ await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
 await installCrds('helm.k3sm.io');
-const settings = helmflowSettings({ ...productionLeaseTimings(), httpPort: await freePort() });
+const settings = helmflowSettings({ ...productionLeaseTimings(), resyncSeconds: 60, httpPort: await freePort() });
 const metricsUrl = `http://127.0.0.1:${String(settings.httpPort)}/metrics`;
 const connection = await Connection.connect({ address: layout.temporalAddress });
 const temporal = new Client({ connection, namespace: settings.temporalNamespace });
@@ -173,7 +193,66 @@ try {
     `  the longest silence (no desired state signalled): ${s(silence.ms)}, from ${s(silence.startMs)} after the restart`,
   );
   console.log(`  Temporal frontend, SignalWithStartWorkflowExecution since the restart: ${describeCounts(atServer)}`);
-  console.log(`  load average at the end (2 cores): ${load()}`);
+  console.log(`  load average at the end of the flood (2 cores): ${load()}`);
+
+  // Idle: nothing changes from here on. The charts' histories, summed (one describe per workflow).
+  const handles = Array.from({ length: count }, (_, i) =>
+    temporal.workflow.getHandle(chartWorkflowId({ group: 'helm.k3sm.io', namespace: ns, name: `chart-${String(i)}` })),
+  );
+  const historyEvents = async () => {
+    let sum = 0;
+    for (let i = 0; i < handles.length; i += 20) {
+      const lengths = await Promise.all(handles.slice(i, i + 20).map(async (h) => (await h.describe()).historyLength));
+      sum += lengths.reduce((a, b) => a + b, 0);
+    }
+    return sum;
+  };
+  const nextSweep = async () => {
+    const since = await sweepsDone(metricsUrl);
+    await waitFor('the next resync sweep', async () => (await sweepsDone(metricsUrl)) > since || undefined, {
+      timeoutMs: 300_000,
+      intervalMs: 500,
+    });
+  };
+  // Settled: a whole sweep passed without the histories growing (what the flood started has finished).
+  const settledAt = Date.now();
+  const idleFrom = await waitFor(
+    'a sweep that left every history unchanged',
+    async () => {
+      const before = await historyEvents();
+      await nextSweep();
+      return (await historyEvents()) === before
+        ? { events: before, writes: apiserverWrites(), at: Date.now() }
+        : undefined;
+    },
+    { timeoutMs: 900_000, intervalMs: 0 },
+  );
+  await nextSweep();
+  await nextSweep();
+  const idleEvents = (await historyEvents()) - idleFrom.events;
+  const idleWrites = writesBetween(idleFrom.writes, apiserverWrites());
+  const idleHours = (Date.now() - idleFrom.at) / 3_600_000;
+  const chartHours = count * idleHours;
+  const perResource = [...idleWrites].map(([resource, n]) => `${resource} ${String(n)}`).join(', ') || 'none';
+  // Leases (leaders and the node's heartbeat) and the node's status are written at any number of charts.
+  const ofCharts = [...idleWrites]
+    .filter(([resource]) => resource !== 'leases' && resource !== 'nodes/status')
+    .reduce((a, [, n]) => a + n, 0);
+  console.log(`\nIdle, ${String(count)} installed charts (settled ${s(idleFrom.at - settledAt)} after the flood):`);
+  console.log(
+    `  window: ${s(Date.now() - idleFrom.at)}, two resync sweeps (every 60 s): ${chartHours.toFixed(1)} chart-hours`,
+  );
+  console.log(
+    `  history events written by the ${String(count)} workflows: ${String(idleEvents)} (${(idleEvents / chartHours).toFixed(2)} per chart-hour)`,
+  );
+  console.log(`  apiserver writes, by resource (every writer): ${perResource}`);
+  console.log(
+    `  apiserver writes other than Leases and Node status: ${String(ofCharts)} (${(ofCharts / chartHours).toFixed(2)} per chart-hour)`,
+  );
+  const idleRss = await idleRssMiB(run.pid);
+  console.log(
+    `  helmflow run RSS, idle with every chart installed: ${String(idleRss)} MiB; peak since the restart ${String(mib(peakRssBytes(run.pid)))} MiB; peak while the first run installed them ${String(many.peakRssMiB)} MiB`,
+  );
 } finally {
   await run.process.stop().catch(() => run.process.kill());
   await connection.close();
