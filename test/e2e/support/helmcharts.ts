@@ -13,9 +13,12 @@ export function customApi(): CustomObjectsApi {
   return kubeConfig().makeApiClient(CustomObjectsApi);
 }
 
-/** `kubectl apply` of a HelmChart (or any object), as a user would; fails the test with kubectl's message. */
-export function apply(object: Record<string, unknown>): void {
-  const result = kubectl(['apply', '-f', '-'], stringify(object));
+/**
+ * `kubectl apply` of a HelmChart (or any object, a List of many), as a user would; fails the test with kubectl's
+ * message. `timeoutMs` is for a List of hundreds, whose apply can take minutes on a loaded machine.
+ */
+export function apply(object: Record<string, unknown>, timeoutMs?: number): void {
+  const result = kubectl(['apply', '-f', '-'], stringify(object), timeoutMs);
   if (result.status !== 0) throw new Error(`kubectl apply failed: ${result.stderr}`);
 }
 

@@ -21,19 +21,21 @@ export function clients() {
 export interface CommandResult {
   status: number;
   stdout: string;
+  /** kubectl's own, or why it never finished (killed at the deadline). */
   stderr: string;
 }
 
-/** Runs the pinned kubectl against the test stack, as a user would. */
-export function kubectl(args: string[], input?: string): CommandResult {
+/** Runs the pinned kubectl against the test stack, as a user would; killed after `timeoutMs`. */
+export function kubectl(args: string[], input?: string, timeoutMs = 60_000): CommandResult {
   const result = spawnSync(toolPaths().kubectl, args, {
     input,
     encoding: 'utf8',
     env: { ...process.env, KUBECONFIG: testLayout().adminKubeconfig },
-    timeout: 60_000,
+    timeout: timeoutMs,
     maxBuffer: 64 * 1024 * 1024,
   });
-  return { status: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+  const killed = result.error === undefined ? '' : `kubectl ${args[0] ?? ''}: ${result.error.message}\n`;
+  return { status: result.status ?? -1, stdout: result.stdout, stderr: `${killed}${result.stderr}` };
 }
 
 let counter = 0;
