@@ -4,10 +4,11 @@
 // chart), the peak number of install Jobs running at once, and the process's peak memory — the figures behind
 // DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
 // --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
-// waits queue for a slot, and the figures show what that costs. --runtime tsx runs the TypeScript sources through
+// waits queue for a slot, and the figures show what that costs. --workflow-cache W keeps W chart workflows in the
+// worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the TypeScript sources through
 // tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
-// Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--runtime compiled|tsx]
-//   (defaults 40, 500, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
+// Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--workflow-cache W] [--runtime compiled|tsx]
+//   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2800';
 const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
+const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
@@ -26,8 +28,10 @@ const numberFlag = (name: string, def: number): number => {
   const at = process.argv.indexOf(name);
   return at === -1 ? def : Number(process.argv[at + 1]);
 };
+const defaults = resolveSettings({}, {});
 const count = numberFlag('--charts', 40);
-const slots = numberFlag('--slots', 500);
+const slots = numberFlag('--slots', defaults.activitySlots);
+const workflowCache = numberFlag('--workflow-cache', defaults.workflowCache);
 const runtimeAt = process.argv.indexOf('--runtime');
 const runtime = runtimeAt === -1 ? 'compiled' : process.argv[runtimeAt + 1];
 if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime is compiled or tsx');
@@ -38,7 +42,12 @@ await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
 await installCrds('helm.k3sm.io');
-const settings = helmflowSettings({ ...productionLeaseTimings(), activitySlots: slots, httpPort: await freePort() });
+const settings = helmflowSettings({
+  ...productionLeaseTimings(),
+  activitySlots: slots,
+  workflowCache,
+  httpPort: await freePort(),
+});
 const run = await startRun(settings, runtime, 120_000);
 try {
   const rssIdle = await idleRssMiB(run.pid);
@@ -47,7 +56,9 @@ try {
   console.log(
     `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
   );
-  console.log(`charts: ${count} (chartContent, real helm, native node, 2 cores), worker activity slots: ${slots}`);
+  console.log(
+    `charts: ${count} (chartContent, real helm, native node, 2 cores), worker activity slots: ${slots}, workflow cache: ${workflowCache}`,
+  );
   console.log(`  kubectl apply of all:        ${many.appliedMs} ms`);
   console.log(`  all Installed after:         ${times.at(-1) ?? 0} ms`);
   console.log(
