@@ -23,6 +23,9 @@ const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
+const { memorySplit } = await import('./memory-split.js');
+const { get } = await import('../src/lib/http.js');
+const { mib } = await import('./proc.js');
 
 const numberFlag = (name: string, def: number): number => {
   const at = process.argv.indexOf(name);
@@ -51,7 +54,17 @@ const settings = helmflowSettings({
 const run = await startRun(settings, runtime, 120_000);
 try {
   const rssIdle = await idleRssMiB(run.pid);
-  const many = await installMany(count, run.pid);
+  // The split of the memory at its most resident, sampled from /metrics while the charts install.
+  let atPeak: ReturnType<typeof memorySplit>;
+  const sampleMemory = setInterval(() => {
+    void get(`http://127.0.0.1:${String(settings.httpPort)}/metrics`).then(({ body }) => {
+      const split = memorySplit(body);
+      if (split !== undefined && split.residentBytes > (atPeak?.residentBytes ?? 0)) atPeak = split;
+    });
+  }, 1000);
+  const many = await installMany(count, run.pid).finally(() => {
+    clearInterval(sampleMemory);
+  });
   const times = many.installedMs;
   console.log(
     `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
@@ -66,6 +79,12 @@ try {
   );
   console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak, sampled every 500 ms)`);
   console.log(`  helmflow process RSS:        ${String(many.peakRssMiB)} MiB (peak; controller + worker)`);
+  if (atPeak !== undefined) {
+    const rest = atPeak.residentBytes - atPeak.heapTotalBytes - atPeak.externalBytes;
+    console.log(
+      `  at the most resident /metrics sample, ${String(mib(atPeak.residentBytes))} MiB: main-thread JS heap ${String(mib(atPeak.heapTotalBytes))} MiB (${String(mib(atPeak.heapUsedBytes))} in use), outside the heap ${String(mib(atPeak.externalBytes))} MiB, the rest (workflow thread, Temporal core, code) ${String(mib(rest))} MiB`,
+    );
+  }
 } finally {
   await run.process.stop();
   await stopStack(layout, log);

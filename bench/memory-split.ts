@@ -1,0 +1,31 @@
+// What bench/many-charts.ts says of where helmflow's memory is at its peak, from prom-client's default metrics on
+// helmflow's /metrics: the main thread's JavaScript heap (activities, watch caches, the controller) and the memory
+// V8 keeps outside it (Buffers); the rest of the resident memory is the process's native part (the Temporal core
+// SDK, compiled code) and the worker thread that runs the chart workflows, whose heap these metrics do not see.
+// Pure: table-tested in test/unit/memory-split.test.ts.
+
+export interface MemorySplit {
+  residentBytes: number;
+  /** The main thread's V8 heap as reserved, and the part of it in use. */
+  heapTotalBytes: number;
+  heapUsedBytes: number;
+  /** Memory V8 accounts for outside its heap (Buffers, ArrayBuffers). */
+  externalBytes: number;
+}
+
+/** The split in one scrape of a prom-client registry with default metrics; undefined when one is missing. */
+export function memorySplit(metrics: string): MemorySplit | undefined {
+  const value = (name: string) => {
+    const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
+    return line === undefined ? undefined : Number(line.slice(name.length + 1));
+  };
+  const [residentBytes, heapTotalBytes, heapUsedBytes, externalBytes] = [
+    'process_resident_memory_bytes',
+    'nodejs_heap_size_total_bytes',
+    'nodejs_heap_size_used_bytes',
+    'nodejs_external_memory_bytes',
+  ].map(value);
+  if (residentBytes === undefined || heapTotalBytes === undefined) return undefined;
+  if (heapUsedBytes === undefined || externalBytes === undefined) return undefined;
+  return { residentBytes, heapTotalBytes, heapUsedBytes, externalBytes };
+}
