@@ -7,6 +7,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Settings } from '../src/app/settings.js';
 import { get } from '../src/lib/http.js';
 import { waitFor } from '../src/lib/wait.js';
+import { memorySplit, type MemorySplit } from './memory-split.js';
 import { mib, rssBytes } from './proc.js';
 import { buildChart } from '../test/e2e/support/charts.js';
 import { spawnHelmflow, type HelmflowProcess, type ProcessHooks } from '../test/e2e/support/helmflow-process.js';
@@ -66,26 +67,54 @@ export interface ManyInstalls {
   appliedMs: number;
   /** Per chart, apply to Installed, sorted. */
   installedMs: number[];
-  /** Install Jobs active at once, sampled every 500 ms. */
+  /** Install Jobs active at once, sampled every `sampleMs`. */
   peakActiveJobs: number;
-  /** The process's resident memory, sampled every 500 ms while they install. */
+  /** The process's resident memory, sampled every `sampleMs` while they install. */
   peakRssMiB: number;
+  /** Where the memory was at the most resident of the /metrics samples (every `sampleMs`), when asked for. */
+  memoryAtPeak?: MemorySplit;
+  /** How often the samplers looked: a list of N Jobs or HelmCharts is work for the apiserver too. */
+  sampleMs: number;
+  /** Samples whose call failed (an apiserver busy with N charts may drop a connection): left out. */
+  failedSamples: number;
 }
 
 const chart = buildChart({ name: 'many' });
 
-/** Applies `count` chartContent HelmCharts to a fresh namespace at once and waits until every one is Installed. */
-export async function installMany(count: number, pid: number): Promise<ManyInstalls> {
+/**
+ * Applies `count` chartContent HelmCharts to a fresh namespace at once and waits until every one is Installed.
+ * With `metricsUrl` (helmflow's /metrics), it also samples where the process's memory is.
+ */
+export async function installMany(count: number, pid: number, metricsUrl?: string): Promise<ManyInstalls> {
   const ns = await freshNamespace('many');
   const { batch } = clients();
   const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  // Every 500 ms up to 250 charts, then slower: at 1,000 a list every 500 ms would be a load of its own.
+  const sampleMs = Math.max(500, count * 2);
   let peakActiveJobs = 0;
+  let memoryAtPeak: MemorySplit | undefined;
+  let failedSamples = 0;
+  const failed = () => {
+    failedSamples += 1;
+  };
   const sampleJobs = setInterval(() => {
-    void batch.listNamespacedJob({ namespace: ns }).then((jobs) => {
-      const active = jobs.items.filter((j) => (j.status?.active ?? 0) > 0).length;
-      peakActiveJobs = Math.max(peakActiveJobs, active);
-    });
-  }, 500);
+    batch
+      .listNamespacedJob({ namespace: ns })
+      .then((jobs) => {
+        const active = jobs.items.filter((j) => (j.status?.active ?? 0) > 0).length;
+        peakActiveJobs = Math.max(peakActiveJobs, active);
+      })
+      .catch(failed);
+  }, sampleMs);
+  const sampleMemory = setInterval(() => {
+    if (metricsUrl === undefined) return;
+    get(metricsUrl)
+      .then(({ body }) => {
+        const split = memorySplit(body);
+        if (split !== undefined && split.residentBytes > (memoryAtPeak?.residentBytes ?? 0)) memoryAtPeak = split;
+      })
+      .catch(failed);
+  }, sampleMs);
   try {
     const start = performance.now();
     const done = new Map<string, number>();
@@ -115,13 +144,29 @@ export async function installMany(count: number, pid: number): Promise<ManyInsta
         }
         return done.size === count || undefined;
       },
-      { timeoutMs: Math.max(300_000, count * 15_000), intervalMs: 500 },
+      { timeoutMs: Math.max(300_000, count * 15_000), intervalMs: sampleMs },
     );
     const installedMs = [...done.values()].sort((a, b) => a - b);
-    return { charts: count, appliedMs, installedMs, peakActiveJobs, peakRssMiB };
+    return {
+      charts: count,
+      appliedMs,
+      installedMs,
+      peakActiveJobs,
+      peakRssMiB,
+      ...(memoryAtPeak === undefined ? {} : { memoryAtPeak }),
+      sampleMs,
+      failedSamples,
+    };
   } finally {
     clearInterval(sampleJobs);
+    clearInterval(sampleMemory);
   }
+}
+
+/** One line on where the memory was at its most resident sample. */
+export function describeMemory(split: MemorySplit): string {
+  const rest = split.residentBytes - split.heapTotalBytes - split.externalBytes;
+  return `${String(mib(split.residentBytes))} MiB: main-thread JS heap ${String(mib(split.heapTotalBytes))} MiB (${String(mib(split.heapUsedBytes))} in use), outside the heap ${String(mib(split.externalBytes))} MiB, the rest (the workflow thread, the Temporal core, code) ${String(mib(rest))} MiB`;
 }
 
 /** The p-th percentile of sorted values. */

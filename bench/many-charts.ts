@@ -22,10 +22,7 @@ const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/s
 const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
-const { idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
-const { memorySplit } = await import('./memory-split.js');
-const { get } = await import('../src/lib/http.js');
-const { mib } = await import('./proc.js');
+const { describeMemory, idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
 
 const numberFlag = (name: string, def: number): number => {
   const at = process.argv.indexOf(name);
@@ -54,17 +51,7 @@ const settings = helmflowSettings({
 const run = await startRun(settings, runtime, 120_000);
 try {
   const rssIdle = await idleRssMiB(run.pid);
-  // The split of the memory at its most resident, sampled from /metrics while the charts install.
-  let atPeak: ReturnType<typeof memorySplit>;
-  const sampleMemory = setInterval(() => {
-    void get(`http://127.0.0.1:${String(settings.httpPort)}/metrics`).then(({ body }) => {
-      const split = memorySplit(body);
-      if (split !== undefined && split.residentBytes > (atPeak?.residentBytes ?? 0)) atPeak = split;
-    });
-  }, 1000);
-  const many = await installMany(count, run.pid).finally(() => {
-    clearInterval(sampleMemory);
-  });
+  const many = await installMany(count, run.pid, `http://127.0.0.1:${String(settings.httpPort)}/metrics`);
   const times = many.installedMs;
   console.log(
     `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
@@ -77,14 +64,12 @@ try {
   console.log(
     `  per chart p50 / p90 / max:   ${percentile(times, 50)} / ${percentile(times, 90)} / ${times.at(-1) ?? 0} ms`,
   );
-  console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak, sampled every 500 ms)`);
+  console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak)`);
   console.log(`  helmflow process RSS:        ${String(many.peakRssMiB)} MiB (peak; controller + worker)`);
-  if (atPeak !== undefined) {
-    const rest = atPeak.residentBytes - atPeak.heapTotalBytes - atPeak.externalBytes;
-    console.log(
-      `  at the most resident /metrics sample, ${String(mib(atPeak.residentBytes))} MiB: main-thread JS heap ${String(mib(atPeak.heapTotalBytes))} MiB (${String(mib(atPeak.heapUsedBytes))} in use), outside the heap ${String(mib(atPeak.externalBytes))} MiB, the rest (workflow thread, Temporal core, code) ${String(mib(rest))} MiB`,
-    );
+  if (many.memoryAtPeak !== undefined) {
+    console.log(`  at the most resident /metrics sample, ${describeMemory(many.memoryAtPeak)}`);
   }
+  console.log(`  samples every ${String(many.sampleMs)} ms; failed samples left out: ${String(many.failedSamples)}`);
 } finally {
   await run.process.stop();
   await stopStack(layout, log);

@@ -30,9 +30,10 @@ const { testLayout } = await import('../test/e2e/support/stack.js');
 const { buildChart } = await import('../test/e2e/support/charts.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, freshNamespace } = await import('./../test/e2e/support/kube.js');
-const { idleRssMiB, installMany, startRun } = await import('./helmflow-run.js');
+const { describeMemory, idleRssMiB, installMany, startRun } = await import('./helmflow-run.js');
 const { countsBetween, describeCounts, longestSilence, operationCounts, sentBy } = await import('./flood.js');
 const { writesBetween, writesByResource } = await import('./apiserver-writes.js');
+const { memorySplit } = await import('./memory-split.js');
 const { mib, peakRssBytes } = await import('./proc.js');
 const { kubectl } = await import('../test/e2e/support/kube.js');
 
@@ -82,7 +83,7 @@ const connection = await Connection.connect({ address: layout.temporalAddress })
 const temporal = new Client({ connection, namespace: settings.temporalNamespace });
 let run = await startRun(settings, 'compiled');
 try {
-  const many = await installMany(count, run.pid);
+  const many = await installMany(count, run.pid, metricsUrl);
   console.error(`  ${String(count)} charts installed in ${(many.installedMs.at(-1) ?? 0) / 1000} s`);
   const ns = (await clients().core.listNamespace()).items
     .map((n) => n.metadata?.name ?? '')
@@ -250,6 +251,16 @@ try {
     `  apiserver writes other than Leases and Node status: ${String(ofCharts)} (${(ofCharts / chartHours).toFixed(2)} per chart-hour)`,
   );
   const idleRss = await idleRssMiB(run.pid);
+  const idleMemory = memorySplit((await get(metricsUrl)).body);
+  if (idleMemory !== undefined) console.log(`  idle, where the memory is: ${describeMemory(idleMemory)}`);
+  if (many.memoryAtPeak !== undefined) {
+    console.log(
+      `  while the first run installed them, at its most resident sample: ${describeMemory(many.memoryAtPeak)}`,
+    );
+  }
+  console.log(
+    `  samples while installing every ${String(many.sampleMs)} ms, failed and left out: ${String(many.failedSamples)}`,
+  );
   console.log(
     `  helmflow run RSS, idle with every chart installed: ${String(idleRss)} MiB; peak since the restart ${String(mib(peakRssBytes(run.pid)))} MiB; peak while the first run installed them ${String(many.peakRssMiB)} MiB`,
   );
