@@ -1,7 +1,8 @@
 // Many charts at once: N chartContent HelmCharts applied together, on an embedded stack of the bench's own.
 // helmflow runs as production runs it, one `helmflow run` process (controller + worker). Prints its start time
 // (process start → /readyz 200) and its idle memory, the time until every chart is Installed (and percentiles per
-// chart), the peak number of install Jobs running at once, and the process's peak memory — the figures behind
+// chart), the peak number of install Jobs running at once, the process's peak memory and its memory once every
+// chart is installed (each split: main-thread heap, outside it, the rest) — the figures behind
 // DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
 // --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
 // waits queue for a slot, and the figures show what that costs. --workflow-cache W keeps W chart workflows in the
@@ -23,6 +24,8 @@ const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { describeMemory, idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
+const { memorySplit } = await import('./memory-split.js');
+const { get } = await import('../src/lib/http.js');
 
 const numberFlag = (name: string, def: number): number => {
   const at = process.argv.indexOf(name);
@@ -51,7 +54,11 @@ const settings = helmflowSettings({
 const run = await startRun(settings, runtime, 120_000);
 try {
   const rssIdle = await idleRssMiB(run.pid);
-  const many = await installMany(count, run.pid, `http://127.0.0.1:${String(settings.httpPort)}/metrics`);
+  const metricsUrl = `http://127.0.0.1:${String(settings.httpPort)}/metrics`;
+  const many = await installMany(count, run.pid, metricsUrl);
+  // With every chart installed and nothing changing: what the process keeps (its workflow cache, watch caches).
+  const rssInstalled = await idleRssMiB(run.pid);
+  const memoryInstalled = memorySplit((await get(metricsUrl)).body);
   const times = many.installedMs;
   console.log(
     `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
@@ -69,6 +76,10 @@ try {
   if (many.memoryAtPeak !== undefined) {
     console.log(`  at the most resident /metrics sample, ${describeMemory(many.memoryAtPeak)}`);
   }
+  console.log(
+    `  helmflow process RSS, every chart installed, idle: ${String(rssInstalled)} MiB (the most of 20 samples over 10 s)`,
+  );
+  if (memoryInstalled !== undefined) console.log(`  where it is: ${describeMemory(memoryInstalled)}`);
   console.log(`  samples every ${String(many.sampleMs)} ms; failed samples left out: ${String(many.failedSamples)}`);
 } finally {
   await run.process.stop();
