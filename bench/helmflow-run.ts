@@ -108,9 +108,8 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
   }, sampleMs);
   const sampleMemory = setInterval(() => {
     if (metricsUrl === undefined) return;
-    get(metricsUrl)
-      .then(({ body }) => {
-        const split = memorySplit(body);
+    memoryOf(metricsUrl)
+      .then((split) => {
         if (split !== undefined && split.residentBytes > (memoryAtPeak?.residentBytes ?? 0)) memoryAtPeak = split;
       })
       .catch(failed);
@@ -161,6 +160,11 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
     clearInterval(sampleJobs);
     clearInterval(sampleMemory);
   }
+}
+
+/** Where a helmflow process's memory is now, from its /metrics (undefined without default metrics). */
+export async function memoryOf(metricsUrl: string): Promise<MemorySplit | undefined> {
+  return memorySplit((await get(metricsUrl)).body);
 }
 
 /** One line on where the memory was at its most resident sample. */

@@ -6,10 +6,11 @@
 // DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
 // --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
 // waits queue for a slot, and the figures show what that costs. --workflow-cache W keeps W chart workflows in the
-// worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the TypeScript sources through
-// tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
+// worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the
+// TypeScript sources through tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
 // Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--workflow-cache W] [--runtime compiled|tsx]
-//   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET move its stack)
+//   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET
+//   move its stack)
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,9 +24,7 @@ const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/s
 const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
-const { describeMemory, idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
-const { memorySplit } = await import('./memory-split.js');
-const { get } = await import('../src/lib/http.js');
+const { describeMemory, idleRssMiB, installMany, memoryOf, percentile, startRun } = await import('./helmflow-run.js');
 
 const numberFlag = (name: string, def: number): number => {
   const at = process.argv.indexOf(name);
@@ -58,7 +57,7 @@ try {
   const many = await installMany(count, run.pid, metricsUrl);
   // With every chart installed and nothing changing: what the process keeps (its workflow cache, watch caches).
   const rssInstalled = await idleRssMiB(run.pid);
-  const memoryInstalled = memorySplit((await get(metricsUrl)).body);
+  const memoryInstalled = await memoryOf(metricsUrl);
   const times = many.installedMs;
   console.log(
     `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,

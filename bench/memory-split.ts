@@ -3,6 +3,7 @@
 // V8 keeps outside it (Buffers); the rest of the resident memory is the process's native part (the Temporal core
 // SDK, compiled code) and the worker thread that runs the chart workflows, whose heap these metrics do not see.
 // Pure: table-tested in test/unit/memory-split.test.ts.
+import { seriesValue } from './prometheus-text.js';
 
 export interface MemorySplit {
   residentBytes: number;
@@ -15,16 +16,12 @@ export interface MemorySplit {
 
 /** The split in one scrape of a prom-client registry with default metrics; undefined when one is missing. */
 export function memorySplit(metrics: string): MemorySplit | undefined {
-  const value = (name: string) => {
-    const line = metrics.split('\n').find((l) => l.startsWith(`${name} `));
-    return line === undefined ? undefined : Number(line.slice(name.length + 1));
-  };
   const [residentBytes, heapTotalBytes, heapUsedBytes, externalBytes] = [
     'process_resident_memory_bytes',
     'nodejs_heap_size_total_bytes',
     'nodejs_heap_size_used_bytes',
     'nodejs_external_memory_bytes',
-  ].map(value);
+  ].map((name) => seriesValue(metrics, name));
   if (residentBytes === undefined || heapTotalBytes === undefined) return undefined;
   if (heapUsedBytes === undefined || externalBytes === undefined) return undefined;
   return { residentBytes, heapTotalBytes, heapUsedBytes, externalBytes };

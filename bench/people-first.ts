@@ -29,13 +29,12 @@ const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { buildChart } = await import('../test/e2e/support/charts.js');
 const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/helmcharts.js');
-const { clients, freshNamespace } = await import('./../test/e2e/support/kube.js');
-const { describeMemory, idleRssMiB, installMany, startRun } = await import('./helmflow-run.js');
+const { clients, freshNamespace, kubectl } = await import('./../test/e2e/support/kube.js');
+const { describeMemory, idleRssMiB, installMany, memoryOf, startRun } = await import('./helmflow-run.js');
 const { countsBetween, describeCounts, longestSilence, operationCounts, sentBy } = await import('./flood.js');
 const { writesBetween, writesByResource } = await import('./apiserver-writes.js');
-const { memorySplit } = await import('./memory-split.js');
+const { seriesValue } = await import('./prometheus-text.js');
 const { mib, peakRssBytes } = await import('./proc.js');
-const { kubectl } = await import('../test/e2e/support/kube.js');
 
 const chartsAt = process.argv.indexOf('--charts');
 const count = chartsAt === -1 ? 200 : Number(process.argv[chartsAt + 1]);
@@ -54,9 +53,7 @@ async function signalWithStartCounts() {
 
 /** A counter of the restarted helmflow's /metrics (they start at 0), by its name and labels as written there. */
 async function counter(metricsUrl: string, series: string): Promise<number> {
-  const body = (await get(metricsUrl)).body;
-  const line = body.split('\n').find((l) => l.startsWith(`${series} `));
-  return Number(line?.slice(series.length + 1) ?? 0);
+  return seriesValue((await get(metricsUrl)).body, series) ?? 0;
 }
 
 /** Desired-state signals the restarted helmflow has sent so far. */
@@ -241,7 +238,7 @@ try {
     .reduce((a, [, n]) => a + n, 0);
   console.log(`\nIdle, ${String(count)} installed charts (settled ${s(idleFrom.at - settledAt)} after the flood):`);
   console.log(
-    `  window: ${s(Date.now() - idleFrom.at)}, two resync sweeps (every 60 s): ${chartHours.toFixed(1)} chart-hours`,
+    `  window: ${s(Date.now() - idleFrom.at)}, two resync sweeps (every ${String(settings.resyncSeconds)} s): ${chartHours.toFixed(1)} chart-hours`,
   );
   console.log(
     `  history events written by the ${String(count)} workflows: ${String(idleEvents)} (${(idleEvents / chartHours).toFixed(2)} per chart-hour)`,
@@ -251,7 +248,7 @@ try {
     `  apiserver writes other than Leases and Node status: ${String(ofCharts)} (${(ofCharts / chartHours).toFixed(2)} per chart-hour)`,
   );
   const idleRss = await idleRssMiB(run.pid);
-  const idleMemory = memorySplit((await get(metricsUrl)).body);
+  const idleMemory = await memoryOf(metricsUrl);
   if (idleMemory !== undefined) console.log(`  idle, where the memory is: ${describeMemory(idleMemory)}`);
   if (many.memoryAtPeak !== undefined) {
     console.log(
