@@ -7,7 +7,7 @@ import { crashComponent, restartStack } from './support/crash.js';
 import { installCrds } from './support/crds.js';
 import { helmflowSettings, spawnRole, startController, startWorker, type RunningRole } from './support/helmflow.js';
 import { apply, chartInstalled, helmChart, readHelmChart, releaseRevisions } from './support/helmcharts.js';
-import { jobFinished } from './support/jobs.js';
+import { jobFinished, jobSaid } from './support/jobs.js';
 import { freshNamespace } from './support/kube.js';
 import { pendingActivities, watchJobs, type JobLog } from './support/observe.js';
 
@@ -40,6 +40,15 @@ async function applyAndAwaitJob(ns: string, name: string, greeting: string): Pro
     { timeoutMs: 60_000, intervalMs: 50 },
   );
   return jobs;
+}
+
+/** chartInstalled, whose timeout also says which install it was and what its Job and pods last said. */
+async function installedOrSay(ns: string, name: string, which: string) {
+  try {
+    return await chartInstalled(ns, name, 150_000);
+  } catch (err) {
+    throw new Error(`${which}: ${(err as Error).message}; ${await jobSaid(ns, `helm-install-${name}`)}`);
+  }
 }
 
 describe('an install survives the death of', () => {
@@ -146,10 +155,10 @@ describe('an install survives the death of', () => {
       await restartStack();
     }
     const backAt = Date.now();
-    await chartInstalled(ns, 'watched', 150_000);
+    await installedOrSay(ns, 'watched', 'the install the apiserver died under');
     // Only a controller whose HelmChart watch came back sees this change: the process was never restarted.
     apply(helmChart(ns, 'watched', spec('after the apiserver came back')));
-    const installed = await chartInstalled(ns, 'watched', 150_000);
+    const installed = await installedOrSay(ns, 'watched', 'the change made after the apiserver was back');
     console.log(`kube-apiserver restarted mid-install: converged ${String(Date.now() - backAt)} ms after it was back`);
     expect(installed.metadata.generation).toBe(2);
     expect(await releaseValues(ns, 'watched')).toEqual(

@@ -41,20 +41,33 @@ export async function readHelmChart(namespace: string, name: string): Promise<He
 export const conditionOf = (chart: HelmChart | undefined, type: string) =>
   chart?.status?.conditions?.find((c) => c.type === type);
 
-/** Waits until the chart's last install of its current generation succeeded. */
+/** What a chart last said, for a wait that timed out on it: its generations, phase and conditions. */
+export function chartSaid(chart: HelmChart | undefined): string {
+  if (chart === undefined) return 'no such HelmChart';
+  const conditions = (chart.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`);
+  return `generation ${String(chart.metadata.generation)}, observed ${String(chart.status?.observedGeneration)}, phase ${String(chart.status?.phase)}; ${conditions.join('; ')}`;
+}
+
+/** Waits until the chart's last install of its current generation succeeded; a timeout says what the chart last said. */
 export async function chartInstalled(namespace: string, name: string, timeoutMs = 120_000): Promise<HelmChart> {
-  return waitFor(
-    `HelmChart ${namespace}/${name} to be installed`,
-    async () => {
-      const chart = await readHelmChart(namespace, name);
-      const failed = conditionOf(chart, 'Failed');
-      const current = chart?.status?.observedGeneration === chart?.metadata.generation;
-      return chart !== undefined && current && failed?.status === 'False' && chart.status?.phase === 'Installed'
-        ? chart
-        : undefined;
-    },
-    { timeoutMs, intervalMs: 300 },
-  );
+  let last: HelmChart | undefined;
+  try {
+    return await waitFor(
+      `HelmChart ${namespace}/${name} to be installed`,
+      async () => {
+        const chart = await readHelmChart(namespace, name);
+        last = chart;
+        const failed = conditionOf(chart, 'Failed');
+        const current = chart?.status?.observedGeneration === chart?.metadata.generation;
+        return chart !== undefined && current && failed?.status === 'False' && chart.status?.phase === 'Installed'
+          ? chart
+          : undefined;
+      },
+      { timeoutMs, intervalMs: 300 },
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; it last said: ${chartSaid(last)}`);
+  }
 }
 
 export async function chartFailed(namespace: string, name: string, timeoutMs = 120_000): Promise<HelmChart> {

@@ -90,3 +90,15 @@ export async function jobPods(namespace: string, name: string): Promise<V1Pod[]>
   const pods = await clients().core.listNamespacedPod({ namespace, labelSelector: `job-name=${name}` });
   return pods.items;
 }
+
+/** What a Job and its pods last said, for a wait that timed out on them (never throws: it only explains). */
+export async function jobSaid(namespace: string, name: string): Promise<string> {
+  try {
+    const job = await clients().batch.readNamespacedJob({ name, namespace });
+    const conditions = (job.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type);
+    const pods = (await jobPods(namespace, name)).map((p) => `${p.metadata?.name ?? ''} ${p.status?.phase ?? ''}`);
+    return `Job ${name}: active ${String(job.status?.active ?? 0)}, failed ${String(job.status?.failed ?? 0)}, conditions [${conditions.join(', ')}]; pods [${pods.join(', ')}]`;
+  } catch (err) {
+    return `Job ${name}: could not be read (${(err as Error).message})`;
+  }
+}
