@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { resolveSettings, type Settings } from '../../../src/app/settings.js';
 import { installCrds } from './crds.js';
 import { spawnHelmflow, type ProcessHooks } from './helmflow-process.js';
@@ -21,6 +22,12 @@ export interface RunningRole {
 }
 
 let counter = 0;
+/**
+ * Jest runs every e2e file in one process (--runInBand) but loads this module anew for each file, so the pid and
+ * the counter alone repeat from file to file: a later file's worker would poll an earlier file's task queue and
+ * run its left-over charts' workflows (recreating their Jobs), and its controller would wait for that file's Lease.
+ */
+const fileToken = randomBytes(3).toString('hex');
 
 /**
  * Settings for helmflow against the test stack: a task queue and Lease of their own per call, so test files
@@ -30,7 +37,7 @@ let counter = 0;
 export function helmflowSettings(overrides: Partial<Settings> = {}): Settings {
   counter += 1;
   const layout = testLayout();
-  const id = `${process.pid}-${counter}`;
+  const id = `${process.pid}-${fileToken}-${counter}`;
   return {
     ...resolveSettings({}, {}),
     kubeconfig: layout.adminKubeconfig,
