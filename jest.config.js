@@ -21,6 +21,7 @@ export default {
       testMatch: ['<rootDir>/test/e2e/**/*.test.ts'],
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/e2e/support/setup.ts'],
     },
   ],
 };

@@ -4,6 +4,8 @@ import { useHelmflow } from './support/helmflow.js';
 import { apply, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace } from './support/kube.js';
 
+// The cap counts every helmflow install Job in the cluster: those earlier test files left running are deleted
+// before this file starts (support/setup.ts), or two of them would take both slots.
 const MAX = 2;
 useHelmflow({ maxRunningJobs: MAX });
 
