@@ -16,9 +16,7 @@ import { recordRepeatedEvent } from './events.js';
 import { podsOfJob } from './failed-pods.js';
 import { setStatus } from './status.js';
 import type { ChartTarget } from './types.js';
-
-export const CRDS_STALE_EVENT = 'HelmChartCRDsStale';
-export const CRDS_APPLIED_EVENT = 'HelmChartCRDsApplied';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 /** Whether a Job prints its chart's CRDs at all (a Job made by an earlier helmflow does not). */
 export function printsChartCrds(job: V1Job): boolean {
@@ -135,13 +133,13 @@ export async function compareChartCrds(
     ? {
         status: 'True' as const,
         reason: CrdsCurrentCondition.applied,
-        event: { type: 'Normal' as const, reason: CRDS_APPLIED_EVENT },
+        event: { type: 'Normal' as const, reason: ChartEventReason.CRDsApplied },
         message: `${by}: server-side applied the chart's CRDs that were behind (${crdsAnnotationKey(target.ref.group)}: ${CRDS_APPLY}):\n${behind}`,
       }
     : {
         status: 'False' as const,
         reason: CrdsCurrentCondition.stale,
-        event: { type: 'Warning' as const, reason: CRDS_STALE_EVENT },
+        event: { type: 'Warning' as const, reason: ChartEventReason.CRDsStale },
         message:
           `${by}: the cluster's CRDs are behind the chart's crds/, which helm upgrade never updates:\n${behind}\n` +
           `Apply them yourself, or annotate the HelmChart ${crdsAnnotationKey(target.ref.group)}=${CRDS_APPLY} to have helmflow apply them.`,

@@ -8,6 +8,7 @@ import { jobLogTail } from './failed-pods.js';
 import type { ActivityDeps } from './deps.js';
 import { setStatus } from './status.js';
 import type { ChartEvent, ChartTarget } from './types.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 const component = 'helmflow';
 const maxMessageBytes = 4096;
@@ -120,7 +121,7 @@ export async function recordInstallFailure(
   const tail = await jobLogTail(deps, namespace, jobName);
   await recordEvent(deps, target, {
     type: 'Warning',
-    reason: 'HelmChartInstallFailed',
+    reason: ChartEventReason.InstallFailed,
     message: `${jobName} failed (${reason}). Last lines of ${where}:\n${tail}`,
   });
 }
@@ -137,7 +138,7 @@ export async function recordUninstallFailure(
   const tail = await jobLogTail(deps, target.ref.namespace, jobName);
   await recordEvent(deps, target, {
     type: 'Warning',
-    reason: 'HelmChartUninstallFailed',
+    reason: ChartEventReason.UninstallFailed,
     message:
       `helm uninstall of release ${release} in namespace ${releaseNamespace} did not finish (${reason}); ` +
       `the finalizer is released anyway and the release may remain: remove it with ` +

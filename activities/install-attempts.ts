@@ -9,9 +9,9 @@ import { unlockAbandonedRelease } from './release-unlock.js';
 import { refusedAsLocked } from '../src/release/unlock.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, StatusUpdate } from './types.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 /** The Warning for a failed pod of the install Job while the Job still retries (aggregated, see event-series.ts). */
-export const INSTALL_ATTEMPT_FAILED_EVENT = 'HelmChartInstallAttemptFailed';
 
 const conditionTailBytes = 1024;
 
@@ -63,7 +63,7 @@ export async function reportFailedPods(
     target,
     {
       type: 'Warning',
-      reason: INSTALL_ATTEMPT_FAILED_EVENT,
+      reason: ChartEventReason.InstallAttemptFailed,
       message: `${summary}; the Job retries. Last lines of ${logs}:\n${tail}`,
     },
     { jobUid: job.jobUid, failedPods },

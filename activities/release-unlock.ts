@@ -1,11 +1,11 @@
 import { settingsOf } from '../src/build/settings.js';
 import { unlockPendingRelease } from '../src/kube/helm-releases.js';
-import { RELEASE_UNLOCKED_EVENT } from '../src/release/unlock.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { recordEvent } from './events.js';
 import { podsOfJob } from './failed-pods.js';
 import type { ChartTarget } from './types.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 /**
  * A pod of the install Job was refused because the release is pending: the helm that left it so is gone when no
@@ -24,7 +24,7 @@ export async function unlockAbandonedRelease(deps: ActivityDeps, target: ChartTa
   if (unlocked === undefined) return;
   await recordEvent(deps, target, {
     type: 'Warning',
-    reason: RELEASE_UNLOCKED_EVENT,
+    reason: ChartEventReason.ReleaseUnlocked,
     message: `release ${release} (revision ${unlocked.revision}) was ${unlocked.was}, left so by a helm that no longer runs (no pod of ${jobName} is running); marked failed so that the Job's next pod can run helm`,
   });
 }

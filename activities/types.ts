@@ -4,6 +4,7 @@
  */
 import type { ReleaseSummary } from '../src/release/summary.js';
 import type { ChartRef } from '../workflows/contract.js';
+import type { ChartEventReason } from '../src/api/event-reasons.js';
 
 /** A HelmChart as one uid: a write meant for a deleted-and-recreated chart must not touch the new one. */
 export interface ChartTarget {
@@ -114,7 +115,7 @@ export type ReleaseObservation = { state: 'absent' } | { state: 'present'; revis
 
 export interface ChartEvent {
   type: 'Normal' | 'Warning';
-  reason: string;
+  reason: ChartEventReason;
   message: string;
 }
 

@@ -11,6 +11,7 @@ import type { ChartState } from './state.js';
 import { awaitInstallJob } from './install-wait.js';
 import { installedStatus, jobCreatedStatus } from './status-updates.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 /** What prepare hands the attempt: never `noSlot`, which it waits out itself. */
 type Prepared = Exclude<Preparation, { state: 'noSlot' }>;
@@ -53,7 +54,7 @@ async function reportFailed(
     }),
   );
   await c.bestEffort(() =>
-    c.recordEvent(t, { type: 'Warning', reason: 'HelmChartInstallFailed', message: `${reason}: ${message}` }),
+    c.recordEvent(t, { type: 'Warning', reason: ChartEventReason.InstallFailed, message: `${reason}: ${message}` }),
   );
 }
 

@@ -44,6 +44,7 @@ import { act, chartSteps, waitingCall } from './steps.js';
 import { recordRelease } from './release.js';
 import { reportSuspension } from './suspend.js';
 import { uninstall } from './uninstall.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 export interface ChartWorkflowInput {
   ref: ChartRef;
@@ -192,7 +193,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       { conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }] },
       personWaiting,
     );
-    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartRetry', message }, personWaiting);
+    await recordEvent(target(), { type: 'Normal', reason: ChartEventReason.Retry, message }, personWaiting);
   }
 
   /** A new generation of the spec ended a pause (acceptDesired): the chart must stop saying it is paused. */
@@ -223,7 +224,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       { phase: 'Paused', conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }] },
       personWaiting,
     );
-    await recordEvent(target(), { type: 'Normal', reason: 'HelmChartPaused', message }, personWaiting);
+    await recordEvent(target(), { type: 'Normal', reason: ChartEventReason.Paused, message }, personWaiting);
   }
 
   const continueWith = async (state: ChartState): Promise<never> => {

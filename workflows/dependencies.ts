@@ -9,11 +9,12 @@ import { DependenciesReadyCondition } from '../src/api/reasons.js';
 import type { DependencyHold } from './contract.js';
 import { phaseAfterResume, type ChartState } from './state.js';
 import type { ChartSteps } from './steps.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
-const eventReason: Record<DependencyHold['reason'], string> = {
-  DependenciesNotReady: 'HelmChartWaitingForDependencies',
-  DependencyCycle: 'HelmChartDependencyCycle',
-  InvalidDependsOn: 'HelmChartInvalidDependsOn',
+const eventReason: Record<DependencyHold['reason'], ChartEventReason> = {
+  DependenciesNotReady: ChartEventReason.WaitingForDependencies,
+  DependencyCycle: ChartEventReason.DependencyCycle,
+  InvalidDependsOn: ChartEventReason.InvalidDependsOn,
 };
 
 export async function reportDependencies(
@@ -49,7 +50,7 @@ export async function reportDependencies(
   await c.setStatus(c.target(), { phase, conditions: [condition] });
   await c.recordEvent(c.target(), {
     type: refused ? 'Warning' : 'Normal',
-    reason: change === 'ready' ? 'HelmChartDependenciesReady' : eventReason[change.reason],
+    reason: change === 'ready' ? ChartEventReason.DependenciesReady : eventReason[change.reason],
     message: condition.message,
   });
 }

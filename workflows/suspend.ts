@@ -4,6 +4,7 @@
  */
 import { phaseAfterResume, type ChartState } from './state.js';
 import type { ChartSteps } from './steps.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'suspended' | 'resumed'): Promise<void> {
   const suspended = change === 'suspended';
@@ -21,7 +22,7 @@ export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'su
   });
   await c.recordEvent(c.target(), {
     type: 'Normal',
-    reason: suspended ? 'HelmChartSuspended' : 'HelmChartResumed',
+    reason: suspended ? ChartEventReason.Suspended : ChartEventReason.Resumed,
     message,
   });
 }

@@ -9,6 +9,7 @@ import { defaultTuning } from './contract.js';
 import { boundedStepFailureOf, permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
+import { ChartEventReason } from '../src/api/event-reasons.js';
 
 /**
  * Every step is bounded: one the apiserver refuses for good (a namespace being deleted, a forbidden create) or
@@ -56,7 +57,7 @@ export async function uninstall(c: ChartSteps, s: ChartState): Promise<void> {
   }
   if (left.length > 0) {
     const message = `the finalizer is released anyway; left behind: ${left.join('; ')}`;
-    await bestEffort(() => c.recordEvent(t, { type: 'Warning', reason: 'HelmChartUninstallFailed', message }));
+    await bestEffort(() => c.recordEvent(t, { type: 'Warning', reason: ChartEventReason.UninstallFailed, message }));
   }
   // Retried while the apiserver is unreachable: releasing the finalizer is the one step a delete cannot skip.
   await bestEffort(() =>
@@ -127,7 +128,7 @@ async function uninstallRelease(
 async function keepReleaseNotice(c: ChartSteps, t: ChartTarget): Promise<void> {
   const { ref } = c;
   const message = `annotated helm.k3sm.io/unmanaged: release ${ref.name} is left installed; no helm uninstall ran`;
-  await c.bestEffort(() => c.recordEvent(t, { type: 'Normal', reason: 'HelmChartUninstallSkipped', message }));
+  await c.bestEffort(() => c.recordEvent(t, { type: 'Normal', reason: ChartEventReason.UninstallSkipped, message }));
 }
 
 /** Runs an uninstall step; a permanent failure, or a transient one outlasting its bound, is returned, not thrown. */

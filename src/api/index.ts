@@ -6,6 +6,7 @@ export * from './group.js';
 export * from './helm-chart-schema.js';
 export * from './limits.js';
 export * from './messages.js';
+export * from './event-reasons.js';
 export * from './reasons.js';
 export type { CelRule, OpenApiSchema, Schema, TypeOf } from './schema.js';
 export * from './types.js';

@@ -1,9 +1,14 @@
 import { DryRunRenderedCondition, SourceAccessibleCondition } from './reasons.js';
 
+/** The reasons a failed pre-flight gives its condition, and its Events (event-reasons.ts). */
+export type PreflightFailureReason =
+  | (typeof SourceAccessibleCondition)['repositoryUnreachable' | 'chartNotFound' | 'versionNotFound']
+  | typeof DryRunRenderedCondition.renderFailed;
+
 /** What a failed pre-flight means for the chart: which condition is False, why, and helm's own words. */
 export interface PreflightFailure {
   condition: typeof SourceAccessibleCondition.type | typeof DryRunRenderedCondition.type;
-  reason: string;
+  reason: PreflightFailureReason;
   /** helm's error, from its `Error:` line on, without its "Use --debug" hint. */
   message: string;
 }
@@ -19,7 +24,7 @@ export function helmError(output: string): string {
 }
 
 // Each row: helm's wording (helm v4.3.0: pkg/repo/v1, pkg/downloader, pkg/registry) and what it means. First match wins.
-const sourceRules: readonly [RegExp, string][] = [
+const sourceRules: readonly [RegExp, PreflightFailureReason][] = [
   [/ version "[^"]*" not found in .* repository/u, SourceAccessibleCondition.versionNotFound],
   [/^chart "[^"]*" matching .* not found in .* index/mu, SourceAccessibleCondition.versionNotFound],
   [/could not locate a version matching provided version string/u, SourceAccessibleCondition.versionNotFound],

@@ -5,9 +5,6 @@
  */
 import type { ReleaseRecord } from './record.js';
 
-/** The Event on the chart when its release is unlocked. */
-export const RELEASE_UNLOCKED_EVENT = 'HelmReleaseUnlocked';
-
 const PENDING = new Set(['pending-install', 'pending-upgrade', 'pending-rollback']);
 
 /** helm's refusal of an operation on a pending release (helm 4's pkg/action), as its log line ends. */

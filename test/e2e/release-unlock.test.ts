@@ -2,12 +2,12 @@
 // attempt runs, with an Event saying so; without it, helm refuses every later pod ("another operation … is in
 // progress") and the chart never installs again.
 import { spawnSync } from 'node:child_process';
-import { RELEASE_UNLOCKED_EVENT } from '../../src/release/unlock.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, chartInstalled, helm, helmChart } from './support/helmcharts.js';
 import { eventsOf, freshNamespace } from './support/kube.js';
+import { ChartEventReason } from '../../src/api/event-reasons.js';
 
 useHelmflow();
 
@@ -75,9 +75,9 @@ describe('a release left pending by a helm that died', () => {
     // The next spec: its Job's first pod is refused by the lock, which is then released; the Job's next pod runs.
     apply(helmChart(ns, 'web', spec(false)));
     const unlocked = await waitFor(
-      `a ${RELEASE_UNLOCKED_EVENT} Event`,
+      `a ${ChartEventReason.ReleaseUnlocked} Event`,
       async () => {
-        const found = await eventsOf(ns, 'web', RELEASE_UNLOCKED_EVENT);
+        const found = await eventsOf(ns, 'web', ChartEventReason.ReleaseUnlocked);
         return found.length > 0 ? found : undefined;
       },
       { timeoutMs: 120_000, intervalMs: 500 },
