@@ -1,18 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ChartEventReason } from '../../src/api/event-reasons.js';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** Every .ts file under the production directories, recursively. */
-function sources(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const file = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return sources(file);
-    return entry.name.endsWith('.ts') ? [file] : [];
-  });
-}
+import { sourceText, tsFiles } from './support/sources.js';
 
 describe('the Events recorded on a HelmChart', () => {
   it('keep their reasons: users and alerts match on them', () => {
@@ -41,7 +28,7 @@ describe('the Events recorded on a HelmChart', () => {
 
   // The pre-flight reasons are condition reasons too, written once in reasons.ts; the others are written only here.
   const ownReasons = Object.values(ChartEventReason).filter((reason) => reason.startsWith('Helm'));
-  const files = ['src', 'activities', 'workflows'].flatMap(sources).filter((f) => f !== 'src/api/event-reasons.ts');
+  const files = ['src', 'activities', 'workflows'].flatMap(tsFiles).filter((f) => f !== 'src/api/event-reasons.ts');
 
   it('has files to check', () => {
     expect(files.length).toBeGreaterThan(100);
@@ -50,7 +37,7 @@ describe('the Events recorded on a HelmChart', () => {
 
   it('have one home: no other production file spells one out', () => {
     const spelled = files.flatMap((file) => {
-      const text = readFileSync(path.join(root, file), 'utf8');
+      const text = sourceText(file);
       return ownReasons.filter((reason) => text.includes(`'${reason}'`)).map((reason) => `${file}: ${reason}`);
     });
     expect(spelled).toEqual([]);
