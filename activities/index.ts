@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { planInstall, type BuildOptions } from '../src/build/index.js';
+import { DEFAULT_MAX_RUNNING_JOBS } from '../src/build/job-slots.js';
 import type { ApiGroup } from '../src/api/index.js';
 import { readInstallInput } from './charts.js';
 import { clientsFor, type ActivityDeps } from './deps.js';
@@ -21,7 +22,7 @@ export interface ActivitiesConfig {
   group: ApiGroup;
   build: BuildOptions;
   log: Logger;
-  /** The --max-running-jobs setting: install Jobs of helmflow running at once (default 32). */
+  /** The --max-running-jobs setting: install Jobs of helmflow running at once (default DEFAULT_MAX_RUNNING_JOBS). */
   maxRunningJobs?: number;
 }
 
@@ -44,7 +45,7 @@ export function createActivities(config: ActivitiesConfig): {
 } {
   const clients = clientsFor(config.kubeConfig);
   const jobs = new JobWatcher(config.kubeConfig, clients.batch, config.log);
-  const slots = new JobSlots(config.maxRunningJobs ?? 32);
+  const slots = new JobSlots(config.maxRunningJobs ?? DEFAULT_MAX_RUNNING_JOBS);
   const deps: ActivityDeps = { ...clients, group: config.group, build: config.build, log: config.log, jobs, slots };
   const activities: ChartActivities = {
     prepareInstall: (target, attempt, crds) => prepareInstall(deps, target, attempt, crds),

@@ -1,4 +1,5 @@
 import { DEFAULT_API_GROUP, isApiGroup, type ApiGroup } from '../api/index.js';
+import { DEFAULT_MAX_RUNNING_JOBS } from '../build/job-slots.js';
 import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE, type BuildOptions } from '../build/options.js';
 import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE, DEFAULT_LEASE_TIMINGS } from '../kube/leader-election.js';
 import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
@@ -182,7 +183,7 @@ export const settingSpecs = [
   {
     flag: '--max-running-jobs <n>',
     env: 'HELMFLOW_MAX_RUNNING_JOBS',
-    def: '32',
+    def: String(DEFAULT_MAX_RUNNING_JOBS),
     help: 'install Jobs running at once, cluster-wide; more charts wait for a slot (JobCreated=False/WaitingForJobSlot)',
   },
   {

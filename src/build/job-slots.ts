@@ -4,6 +4,9 @@
  * --max-running-jobs setting. The chart's own Job never counts against itself (a retried step finds it running).
  * Pure: table-tested.
  */
+/** The --max-running-jobs default, one constant for the settings and the activities that count the slots. */
+export const DEFAULT_MAX_RUNNING_JOBS = 32;
+
 export interface SlotView {
   /** namespace/name of each running install or crds Job the watch shows. */
   running: readonly string[];
