@@ -45,6 +45,7 @@ import { recordRelease } from './release.js';
 import { reportSuspension } from './suspend.js';
 import { uninstall } from './uninstall.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
+import { PausedCondition } from '../src/api/reasons.js';
 
 export interface ChartWorkflowInput {
   ref: ChartRef;
@@ -190,7 +191,9 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     const message = `retry requested by ${request.requestedBy}${wasPaused ? '; the chart is no longer paused' : ''}`;
     await setStatus(
       target(),
-      { conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }] },
+      {
+        conditions: [{ type: PausedCondition.type, status: 'False', reason: PausedCondition.retryRequested, message }],
+      },
       personWaiting,
     );
     await recordEvent(target(), { type: 'Normal', reason: ChartEventReason.Retry, message }, personWaiting);
@@ -201,7 +204,7 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     if (s.uid === undefined || s.desired === undefined) return;
     const message = `generation ${s.desired.generation} of the spec arrived; the chart is no longer paused`;
     await setStatus(target(), {
-      conditions: [{ type: 'Paused', status: 'False', reason: 'SpecChanged', message }],
+      conditions: [{ type: PausedCondition.type, status: 'False', reason: PausedCondition.specChanged, message }],
     });
   }
 
@@ -221,7 +224,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
     await setStatus(
       target(),
-      { phase: 'Paused', conditions: [{ type: 'Paused', status: 'True', reason: 'Cancelled', message }] },
+      {
+        phase: 'Paused',
+        conditions: [{ type: PausedCondition.type, status: 'True', reason: PausedCondition.cancelled, message }],
+      },
       personWaiting,
     );
     await recordEvent(target(), { type: 'Normal', reason: ChartEventReason.Paused, message }, personWaiting);

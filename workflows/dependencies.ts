@@ -12,9 +12,9 @@ import type { ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 
 const eventReason: Record<DependencyHold['reason'], ChartEventReason> = {
-  DependenciesNotReady: ChartEventReason.WaitingForDependencies,
-  DependencyCycle: ChartEventReason.DependencyCycle,
-  InvalidDependsOn: ChartEventReason.InvalidDependsOn,
+  [DependenciesReadyCondition.notReady]: ChartEventReason.WaitingForDependencies,
+  [DependenciesReadyCondition.cycle]: ChartEventReason.DependencyCycle,
+  [DependenciesReadyCondition.invalid]: ChartEventReason.InvalidDependsOn,
 };
 
 export async function reportDependencies(

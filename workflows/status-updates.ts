@@ -1,4 +1,5 @@
 import type { StatusUpdate } from '../activities/types.js';
+import { InstalledCondition, JobCreatedCondition } from '../src/api/reasons.js';
 
 /** The status an install attempt writes once its Job exists: written by prepareInstall (lean runs) or the workflow. */
 export function jobCreatedStatus(jobName: string, attempt: number, observedGeneration: number): StatusUpdate {
@@ -7,7 +8,12 @@ export function jobCreatedStatus(jobName: string, attempt: number, observedGener
     phase: 'Installing',
     observedGeneration,
     conditions: [
-      { type: 'JobCreated', status: 'True', reason: 'JobCreated', message: `${jobName} runs attempt ${attempt}` },
+      {
+        type: JobCreatedCondition.type,
+        status: 'True',
+        reason: JobCreatedCondition.created,
+        message: `${jobName} runs attempt ${attempt}`,
+      },
     ],
   };
 }
@@ -19,6 +25,8 @@ export function installedStatus(jobName: string, digest: string, observedGenerat
     phase: 'Installed',
     digest,
     observedGeneration,
-    conditions: [{ type: 'Failed', status: 'False', reason: 'InstallSucceeded', message: `${jobName} succeeded` }],
+    conditions: [
+      { type: 'Failed', status: 'False', reason: InstalledCondition.succeeded, message: `${jobName} succeeded` },
+    ],
   };
 }

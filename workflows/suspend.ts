@@ -5,6 +5,7 @@
 import { phaseAfterResume, type ChartState } from './state.js';
 import type { ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
+import { SuspendedCondition } from '../src/api/reasons.js';
 
 export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'suspended' | 'resumed'): Promise<void> {
   const suspended = change === 'suspended';
@@ -15,10 +16,10 @@ export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'su
   const message = suspended
     ? 'annotated helm.k3sm.io/suspend: no install runs until the annotation is removed'
     : 'the helm.k3sm.io/suspend annotation was removed: installs run again';
-  const reason = suspended ? 'Suspended' : 'Resumed';
+  const reason = suspended ? SuspendedCondition.suspended : SuspendedCondition.resumed;
   await c.setStatus(c.target(), {
     phase,
-    conditions: [{ type: 'Suspended', status: suspended ? 'True' : 'False', reason, message }],
+    conditions: [{ type: SuspendedCondition.type, status: suspended ? 'True' : 'False', reason, message }],
   });
   await c.recordEvent(c.target(), {
     type: 'Normal',

@@ -10,6 +10,7 @@ import { boundedStepFailureOf, permanentFailureOf, type StepFailure } from './fa
 import type { ChartState } from './state.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
+import { JobCreatedCondition } from '../src/api/reasons.js';
 
 /**
  * Every step is bounded: one the apiserver refuses for good (a namespace being deleted, a forbidden create) or
@@ -94,7 +95,14 @@ async function uninstallRelease(
     c.setStatus(t, {
       jobName: job.jobName,
       phase: 'Deleting',
-      conditions: [{ type: 'JobCreated', status: 'True', reason: 'UninstallJobCreated', message: job.jobName }],
+      conditions: [
+        {
+          type: JobCreatedCondition.type,
+          status: 'True',
+          reason: JobCreatedCondition.uninstallCreated,
+          message: job.jobName,
+        },
+      ],
     }),
   );
   let reason: string | undefined;

@@ -120,4 +120,24 @@ export const JobCreatedCondition = {
   type: 'JobCreated',
   created: 'JobCreated',
   waiting: 'WaitingForJobSlot',
+  /** The chart is being deleted and its helm uninstall Job exists. */
+  uninstallCreated: 'UninstallJobCreated',
+} as const;
+
+/**
+ * `Paused`: True with `Cancelled` once the chart's workflow was cancelled through Temporal (no install runs until
+ * the spec changes or a retry); False again with the reason it ended.
+ */
+export const PausedCondition = {
+  type: 'Paused',
+  cancelled: 'Cancelled',
+  retryRequested: 'RetryRequested',
+  specChanged: 'SpecChanged',
+} as const;
+
+/** `Suspended`: True while the chart carries the suspend annotation, False once it is removed. */
+export const SuspendedCondition = {
+  type: 'Suspended',
+  suspended: 'Suspended',
+  resumed: 'Resumed',
 } as const;

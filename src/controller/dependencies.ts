@@ -2,7 +2,14 @@
  * Whether a chart's installs must wait for the charts its depends-on annotation names (src/api/depends-on.ts),
  * decided from the controller's cache of HelmCharts alone. Pure: table-tested.
  */
-import { chartKeyText, dependsOn, DEPENDS_ON_ANNOTATION, type ChartKey, type HelmChart } from '../api/index.js';
+import {
+  chartKeyText,
+  DependenciesReadyCondition,
+  dependsOn,
+  DEPENDS_ON_ANNOTATION,
+  type ChartKey,
+  type HelmChart,
+} from '../api/index.js';
 import type { DependencyHold } from '../../workflows/contract.js';
 
 export type ChartLookup = (key: ChartKey) => HelmChart | undefined;
@@ -51,17 +58,17 @@ export function cycleThrough(chart: HelmChart, lookup: ChartLookup): ChartKey[] 
  */
 export function dependencyHold(chart: HelmChart, lookup: ChartLookup): DependencyHold | undefined {
   const parsed = dependsOn(chart.metadata.annotations, chart.metadata.namespace);
-  if ('invalid' in parsed) return { reason: 'InvalidDependsOn', message: parsed.invalid };
+  if ('invalid' in parsed) return { reason: DependenciesReadyCondition.invalid, message: parsed.invalid };
   if (parsed.charts.length === 0) return undefined;
   const cycle = cycleThrough(chart, lookup);
   if (cycle !== undefined) {
     return {
-      reason: 'DependencyCycle',
+      reason: DependenciesReadyCondition.cycle,
       message: `${DEPENDS_ON_ANNOTATION} makes a cycle, so none of its charts could ever install: ${cycle.map(chartKeyText).join(' → ')}`,
     };
   }
   const waiting = parsed.charts.filter((key) => !isInstalled(lookup(key)));
   if (waiting.length === 0) return undefined;
   const named = waiting.map((key) => `${chartKeyText(key)}${lookup(key) === undefined ? ' (not found)' : ''}`);
-  return { reason: 'DependenciesNotReady', message: `waiting for ${named.join(', ')} to be installed` };
+  return { reason: DependenciesReadyCondition.notReady, message: `waiting for ${named.join(', ')} to be installed` };
 }
