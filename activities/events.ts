@@ -9,6 +9,7 @@ import type { ActivityDeps } from './deps.js';
 import { setStatus } from './status.js';
 import type { ChartEvent, ChartTarget } from './types.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
+import { FailedCondition } from '../src/api/reasons.js';
 
 const component = 'helmflow';
 const maxMessageBytes = 4096;
@@ -116,7 +117,9 @@ export async function recordInstallFailure(
   await setStatus(deps, target, {
     jobName,
     phase: 'Failed',
-    conditions: [{ type: 'Failed', status: 'True', reason, message: `${jobName} failed (${reason}); see ${where}` }],
+    conditions: [
+      { type: FailedCondition.type, status: 'True', reason, message: `${jobName} failed (${reason}); see ${where}` },
+    ],
   });
   const tail = await jobLogTail(deps, namespace, jobName);
   await recordEvent(deps, target, {

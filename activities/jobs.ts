@@ -18,6 +18,7 @@ import { preflightModeOf } from './preflight.js';
 import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
 import { recordInstallOutcome } from '../src/observability/metrics.js';
+import { FailedCondition } from '../src/api/reasons.js';
 
 function started(deps: ActivityDeps, job: V1Job): StartedJob {
   return {
@@ -119,7 +120,8 @@ export function outcomeOf(job: V1Job): JobOutcome | undefined {
   for (const condition of job.status?.conditions ?? []) {
     if (condition.status !== 'True') continue;
     if (condition.type === 'Complete') return { outcome: 'succeeded' };
-    if (condition.type === 'Failed') return { outcome: 'failed', reason: condition.reason ?? 'JobFailed' };
+    if (condition.type === 'Failed')
+      return { outcome: 'failed', reason: condition.reason ?? FailedCondition.jobFailed };
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  */
 import { patched } from '@temporalio/workflow';
 import type { ChartTarget, CrdsHint, CrdsVerdict, JobOutcome, Preparation, StartedJob } from '../activities/types.js';
-import { CrdsCurrentCondition } from '../src/api/reasons.js';
+import { CrdsCurrentCondition, FailedCondition } from '../src/api/reasons.js';
 import { crdsJobName, installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
@@ -48,7 +48,7 @@ async function reportFailed(
   const { reason, message } = failure;
   await c.bestEffort(() =>
     c.setStatus(t, {
-      conditions: [{ type: 'Failed', status: 'True', reason, message }],
+      conditions: [{ type: FailedCondition.type, status: 'True', reason, message }],
       phase: 'Failed',
       ...(observedGeneration === undefined ? {} : { observedGeneration }),
     }),
@@ -195,7 +195,7 @@ async function attemptSteps(c: ChartSteps, s: ChartState, t: ChartTarget): Promi
     if (!c.lean) await setStatus(t, installedStatus(job.jobName, job.digest, generation));
     return { kind: 'succeeded', digest: job.digest };
   }
-  const reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
+  const reason = outcome.outcome === 'failed' ? outcome.reason : FailedCondition.jobDeleted;
   await act.recordInstallFailure.executeWithOptions(
     { ...kubeCall, summary: `Record HelmChartInstallFailed for ${job.jobName} (${reason})` },
     [t, job.jobName, reason],

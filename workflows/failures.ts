@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure, TimeoutFailure } from '@temporalio/workflow';
+import { FailedCondition } from '../src/api/reasons.js';
 
 /** A step that cannot succeed by retrying: the Failed condition's reason and the apiserver's message. */
 export interface StepFailure {
@@ -27,7 +28,10 @@ export function boundedStepFailureOf(err: unknown): StepFailure | undefined {
   if (!(err instanceof ActivityFailure) || err.cause instanceof CancelledFailure) return undefined;
   const last = err.cause?.message ?? err.message;
   if (err.retryState === 'TIMEOUT' || err.cause instanceof TimeoutFailure) {
-    return { reason: 'StepTimedOut', message: `kept failing until its bound ran out; last error: ${last}` };
+    return {
+      reason: FailedCondition.stepTimedOut,
+      message: `kept failing until its bound ran out; last error: ${last}`,
+    };
   }
-  return { reason: 'StepFailed', message: last };
+  return { reason: FailedCondition.stepFailed, message: last };
 }

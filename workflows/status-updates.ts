@@ -1,5 +1,5 @@
 import type { StatusUpdate } from '../activities/types.js';
-import { InstalledCondition, JobCreatedCondition } from '../src/api/reasons.js';
+import { FailedCondition, InstalledCondition, JobCreatedCondition } from '../src/api/reasons.js';
 
 /** The status an install attempt writes once its Job exists: written by prepareInstall (lean runs) or the workflow. */
 export function jobCreatedStatus(jobName: string, attempt: number, observedGeneration: number): StatusUpdate {
@@ -26,7 +26,12 @@ export function installedStatus(jobName: string, digest: string, observedGenerat
     digest,
     observedGeneration,
     conditions: [
-      { type: 'Failed', status: 'False', reason: InstalledCondition.succeeded, message: `${jobName} succeeded` },
+      {
+        type: FailedCondition.type,
+        status: 'False',
+        reason: InstalledCondition.succeeded,
+        message: `${jobName} succeeded`,
+      },
     ],
   };
 }

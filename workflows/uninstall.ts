@@ -10,7 +10,7 @@ import { boundedStepFailureOf, permanentFailureOf, type StepFailure } from './fa
 import type { ChartState } from './state.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
-import { JobCreatedCondition } from '../src/api/reasons.js';
+import { FailedCondition, JobCreatedCondition } from '../src/api/reasons.js';
 
 /**
  * Every step is bounded: one the apiserver refuses for good (a namespace being deleted, a forbidden create) or
@@ -110,9 +110,11 @@ async function uninstallRelease(
     const outcome = await CancellationScope.withTimeout(`${s.tuning.uninstallTimeoutSeconds} seconds`, () =>
       c.awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
     );
-    if (outcome.outcome !== 'succeeded') reason = outcome.outcome === 'failed' ? outcome.reason : 'JobDeleted';
+    if (outcome.outcome !== 'succeeded')
+      reason = outcome.outcome === 'failed' ? outcome.reason : FailedCondition.jobDeleted;
   } catch (err) {
-    if (isCancellation(err) && !CancellationScope.current().consideredCancelled) reason = 'UninstallTimedOut';
+    if (isCancellation(err) && !CancellationScope.current().consideredCancelled)
+      reason = FailedCondition.uninstallTimedOut;
     else reason = permanentFailureOf(err)?.reason;
     if (reason === undefined) throw err;
   }

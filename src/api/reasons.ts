@@ -52,6 +52,23 @@ export const ApiErrorReason = {
 export type ApiErrorReason = (typeof ApiErrorReason)[keyof typeof ApiErrorReason];
 
 /**
+ * The other reasons helmflow gives the `Failed` condition (k3s's: the last Job failed), besides a refusal (Reason)
+ * and the apiserver's (ApiErrorReason). A failed Job's own reason, such as `BackoffLimitExceeded` or
+ * `DeadlineExceeded`, is passed on as Kubernetes gives it.
+ */
+export const FailedCondition = {
+  type: 'Failed',
+  /** A step kept failing on a transient error until its bound ran out. */
+  stepTimedOut: 'StepTimedOut',
+  stepFailed: 'StepFailed',
+  /** The Job failed and Kubernetes gave no reason. */
+  jobFailed: 'JobFailed',
+  /** The Job was deleted before it ended. */
+  jobDeleted: 'JobDeleted',
+  uninstallTimedOut: 'UninstallTimedOut',
+} as const;
+
+/**
  * The `Installed` condition, by Kubernetes conventions (k3s's `Failed` keeps its meaning: the Job failed): False with
  * `InstallAttemptFailed` as soon as a pod of the install Job fails while the Job still retries, True once it succeeds.
  */
