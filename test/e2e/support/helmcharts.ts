@@ -5,6 +5,7 @@ import type { HelmChart } from '../../../src/api/index.js';
 import { toolPaths } from '../../../src/config/pins.js';
 import { waitFor } from '../../../src/lib/wait.js';
 import { kubeConfig, kubectl } from './kube.js';
+import { workflowSaid } from './observe.js';
 import { testLayout } from './stack.js';
 
 const group = 'helm.k3sm.io';
@@ -41,14 +42,21 @@ export async function readHelmChart(namespace: string, name: string): Promise<He
 export const conditionOf = (chart: HelmChart | undefined, type: string) =>
   chart?.status?.conditions?.find((c) => c.type === type);
 
-/** What a chart last said, for a wait that timed out on it: its generations, phase and conditions. */
+/**
+ * What a chart last said, for a wait that timed out on it: its finalizers (the controller adds one when it first
+ * sees the chart), generations, phase and conditions (the workflow writes them).
+ */
 export function chartSaid(chart: HelmChart | undefined): string {
   if (chart === undefined) return 'no such HelmChart';
   const conditions = (chart.status?.conditions ?? []).map((c) => `${c.type}=${c.status}/${c.reason}: ${c.message}`);
-  return `generation ${String(chart.metadata.generation)}, observed ${String(chart.status?.observedGeneration)}, phase ${String(chart.status?.phase)}; ${conditions.join('; ')}`;
+  const finalizers = (chart.metadata.finalizers ?? []).join(', ');
+  return `finalizers [${finalizers}], generation ${String(chart.metadata.generation)}, observed ${String(chart.status?.observedGeneration)}, phase ${String(chart.status?.phase)}; ${conditions.join('; ')}`;
 }
 
-/** Waits until the chart's last install of its current generation succeeded; a timeout says what the chart last said. */
+/**
+ * Waits until the chart's last install of its current generation succeeded; a timeout says what the chart last
+ * said and what Temporal says of its workflow.
+ */
 export async function chartInstalled(namespace: string, name: string, timeoutMs = 120_000): Promise<HelmChart> {
   let last: HelmChart | undefined;
   try {
@@ -66,7 +74,8 @@ export async function chartInstalled(namespace: string, name: string, timeoutMs 
       { timeoutMs, intervalMs: 300 },
     );
   } catch (err) {
-    throw new Error(`${(err as Error).message}; it last said: ${chartSaid(last)}`);
+    const workflow = await workflowSaid(testLayout().temporalAddress, namespace, name);
+    throw new Error(`${(err as Error).message}; it last said: ${chartSaid(last)}; ${workflow}`);
   }
 }
 

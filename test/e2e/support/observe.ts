@@ -145,3 +145,26 @@ export async function pendingActivities(
     await connection.close();
   }
 }
+
+/**
+ * What Temporal says of a chart's workflow (group helm.k3sm.io), for a wait that timed out on the chart: whether it
+ * exists, its status and task queue, and each pending activity with its attempt and last failure. Never throws.
+ */
+export async function workflowSaid(temporalAddress: string, namespace: string, name: string): Promise<string> {
+  const id = chartWorkflowId({ group: 'helm.k3sm.io', namespace, name });
+  try {
+    const connection = await Connection.connect({ address: temporalAddress });
+    try {
+      const description = await new Client({ connection }).workflow.getHandle(id).describe();
+      const pending = (description.raw.pendingActivities ?? []).map(
+        (a) =>
+          `${a.activityType?.name ?? ''} attempt ${String(a.attempt ?? 0)}${a.lastFailure ? ` (last failure: ${a.lastFailure.message ?? ''})` : ''}`,
+      );
+      return `workflow ${id}: ${description.status.name} on task queue ${description.taskQueue}, history ${String(description.historyLength)} events, pending [${pending.join('; ')}]`;
+    } finally {
+      await connection.close();
+    }
+  } catch (err) {
+    return `workflow ${id}: ${(err as Error).message}`;
+  }
+}
