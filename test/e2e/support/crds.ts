@@ -1,5 +1,6 @@
 import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { crdsFor, renderCrdsYaml, type ApiGroup } from '../../../src/api/index.js';
+import { CRD_FIELD_MANAGER } from '../../../src/kube/crds.js';
 import { waitFor } from '../../../src/lib/wait.js';
 import { kubeConfig, kubectl } from './kube.js';
 
@@ -9,8 +10,11 @@ import { kubeConfig, kubectl } from './kube.js';
  * discovery, so the next `kubectl apply` of a HelmChart finds its kind. Safe to call again: apply is idempotent.
  */
 export async function installCrds(group: ApiGroup, timeoutMs = 60_000): Promise<void> {
+  // As helmflow's own field manager: the controller applies the same CRDs when it starts leading, and a change of
+  // manager would be a CRD update, after which the apiserver re-initialises HelmChart storage while that
+  // controller starts its watches.
   const applied = kubectl(
-    ['apply', '--server-side', '--force-conflicts', '--field-manager=helmflow-e2e', '-f', '-'],
+    ['apply', '--server-side', '--force-conflicts', `--field-manager=${CRD_FIELD_MANAGER}`, '-f', '-'],
     renderCrdsYaml(group),
   );
   if (applied.status !== 0) throw new Error(`kubectl apply of the ${group} CRDs failed: ${applied.stderr}`);
