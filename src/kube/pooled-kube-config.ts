@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import https from 'node:https';
 import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import type { RequestInit } from 'node-fetch';
 
 /**
  * A connection left unused this long is closed by the pool (Node's agent applies its timeout to free sockets
@@ -8,6 +9,9 @@ import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
  * 1,000-chart run without it, reused connections failed with "socket hang up" (each a retried activity).
  */
 export const FREE_SOCKET_MS = 4_000;
+
+/** How long a watch or log request waits for the apiserver to start its response (see applyToFetchOptions). */
+export const RESPONSE_START_MS = 30_000;
 
 /**
  * A KubeConfig whose API calls share one keep-alive HTTPS agent. client-node 1.4 builds a new agent for every
@@ -19,6 +23,21 @@ export const FREE_SOCKET_MS = 4_000;
  */
 export class PooledKubeConfig extends KubeConfig {
   private pool: { key: string; agent: https.Agent } | undefined;
+
+  constructor(private readonly responseStartMs = RESPONSE_START_MS) {
+    super();
+  }
+
+  /**
+   * The options of a streamed request (a watch, a log): client-node sets no deadline on them, so a watch whose
+   * response never starts would hold an informer's start, and everything waiting on it, for as long as the
+   * connection lives. With node-fetch's `timeout` the request fails after `responseStartMs` unless the response
+   * has started (once it has, the stream may be quiet for ever), and the informer's error restarts it.
+   */
+  override async applyToFetchOptions(opts: https.RequestOptions): Promise<RequestInit> {
+    const options = await super.applyToFetchOptions(opts);
+    return { ...options, timeout: options.timeout ?? this.responseStartMs };
+  }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
     await super.applySecurityAuthentication(context);

@@ -1,5 +1,6 @@
 import https from 'node:https';
-import { HttpMethod, RequestContext } from '@kubernetes/client-node';
+import net from 'node:net';
+import { HttpMethod, RequestContext, Watch } from '@kubernetes/client-node';
 import { FREE_SOCKET_MS, PooledKubeConfig } from '../../src/kube/pooled-kube-config.js';
 
 const config = (caData: string, proxyUrl?: string) => {
@@ -55,5 +56,74 @@ describe('PooledKubeConfig', () => {
     const proxied = config(Buffer.from('ca one').toString('base64'), 'http://127.0.0.1:3128');
     const a = await agentFor(proxied);
     expect(a).not.toBe(await agentFor(proxied));
+  });
+});
+
+describe('PooledKubeConfig, streamed requests', () => {
+  let server: net.Server | undefined;
+  const sockets: net.Socket[] = [];
+  afterEach(async () => {
+    for (const watch of watches.splice(0)) (await watch).abort();
+    for (const socket of sockets.splice(0)) socket.destroy();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  /** A plain-HTTP "apiserver" on loopback that answers each request with `answer`, and its kubeconfig. */
+  async function apiserver(answer: (socket: net.Socket) => void, responseStartMs: number) {
+    server = net.createServer((socket) => {
+      sockets.push(socket);
+      socket.once('data', () => {
+        answer(socket);
+      });
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const kc = new PooledKubeConfig(responseStartMs);
+    kc.loadFromOptions({
+      clusters: [{ name: 'c', server: `http://127.0.0.1:${String(port)}`, skipTLSVerify: true }],
+      users: [{ name: 'u' }],
+      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+      currentContext: 'x',
+    });
+    return kc;
+  }
+
+  const watches: Promise<AbortController>[] = [];
+  const watched = (kc: PooledKubeConfig) =>
+    new Promise<{ events: string[]; error: Error | null }>((resolve) => {
+      const events: string[] = [];
+      const watch = new Watch(kc).watch(
+        '/api/v1/pods',
+        {},
+        (type) => {
+          events.push(type);
+          if (events.length === 1) resolve({ events, error: null });
+        },
+        (error: Error | null) => {
+          resolve({ events, error });
+        },
+      );
+      watches.push(watch);
+    });
+
+  it('fails a watch whose response never starts, so the informer restarts it instead of waiting for ever', async () => {
+    const kc = await apiserver(() => undefined, 300);
+    const started = Date.now();
+    const { events, error } = await watched(kc);
+    expect(events).toEqual([]);
+    expect(error?.message).toMatch(/network timeout/u);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('keeps a watch whose response started, however long it then stays quiet', async () => {
+    const kc = await apiserver((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
+      // Quiet for longer than the deadline, then one event.
+      const line = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'p' } } })}\n`;
+      setTimeout(() => socket.write(`${line.length.toString(16)}\r\n${line}\r\n`), 900);
+    }, 300);
+    const { events, error } = await watched(kc);
+    expect(error).toBeNull();
+    expect(events).toEqual(['ADDED']);
   });
 });
