@@ -2,6 +2,7 @@ import https from 'node:https';
 import net from 'node:net';
 import { HttpMethod, RequestContext, Watch } from '@kubernetes/client-node';
 import { FREE_SOCKET_MS, PooledKubeConfig } from '../../src/kube/pooled-kube-config.js';
+import { waitFor } from '../../src/lib/wait.js';
 
 const config = (caData: string, proxyUrl?: string) => {
   const kc = new PooledKubeConfig();
@@ -116,13 +117,19 @@ describe('PooledKubeConfig, streamed requests', () => {
   });
 
   it('keeps a watch whose response started, however long it then stays quiet', async () => {
+    let answered: { socket: net.Socket; at: number } | undefined;
     const kc = await apiserver((socket) => {
       socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n');
-      // Quiet for longer than the deadline, then one event.
-      const line = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'p' } } })}\n`;
-      setTimeout(() => socket.write(`${line.length.toString(16)}\r\n${line}\r\n`), 900);
+      answered = { socket, at: Date.now() };
     }, 300);
-    const { events, error } = await watched(kc);
+    const result = watched(kc);
+    // The stream stays quiet for three times the deadline, then carries one event.
+    const quiet = await waitFor('the response to start, then three deadlines to pass', () =>
+      answered !== undefined && Date.now() - answered.at > 900 ? answered.socket : undefined,
+    );
+    const line = `${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'p' } } })}\n`;
+    quiet.write(`${line.length.toString(16)}\r\n${line}\r\n`);
+    const { events, error } = await result;
     expect(error).toBeNull();
     expect(events).toEqual(['ADDED']);
   });

@@ -1,3 +1,4 @@
+import { outcomeOf } from '../../../activities/jobs.js';
 import { MANAGED_BY } from '../../../src/build/labels.js';
 import { clients } from './kube.js';
 
@@ -12,10 +13,9 @@ import { clients } from './kube.js';
 export async function deleteRunningHelmflowJobs(): Promise<string[]> {
   const { batch } = clients();
   const jobs = await batch.listJobForAllNamespaces({ labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` });
+  // Running as the worker's slot count sees it (activities/job-slots.ts): not being deleted, and no outcome yet.
   const running = jobs.items.filter(
-    (job) =>
-      job.metadata?.deletionTimestamp === undefined &&
-      !(job.status?.conditions ?? []).some((c) => ['Complete', 'Failed'].includes(c.type) && c.status === 'True'),
+    (job) => job.metadata?.deletionTimestamp === undefined && outcomeOf(job) === undefined,
   );
   for (const job of running) {
     await batch.deleteNamespacedJob({
