@@ -14,7 +14,7 @@ import { LeaderElector } from '../kube/leader-election.js';
 import { buildOptionsOf, type Settings } from './settings.js';
 import { pause } from './pause.js';
 import { temporalClient } from './temporal.js';
-import { countChartsFrom } from '../observability/metrics.js';
+import { countChartsFrom, countQueuedFrom } from '../observability/metrics.js';
 
 export interface ControllerHooks {
   onSignal?: (kind: 'desired' | 'delete' | 'retry' | 'releaseChanged') => void;
@@ -130,6 +130,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
     }
     active = { controller, manifests };
     countChartsFrom(() => controller.phases());
+    countQueuedFrom(() => controller.queued());
     leadingState = undefined;
     publish();
     hooks.onLeading?.(true);
@@ -138,6 +139,7 @@ export async function runController(settings: Settings, log: Logger, stop: Abort
     const current = active;
     active = undefined;
     countChartsFrom(() => []);
+    countQueuedFrom(() => ({ change: 0, resync: 0 }));
     leadingState = undefined;
     publish();
     hooks.onLeading?.(false);

@@ -223,8 +223,9 @@ export class ChartController {
     return this.informers.charts.list().map((chart) => chart.status?.phase);
   }
 
-  get backlog(): number {
-    return this.queue.depth;
+  /** Charts waiting for the controller, by urgency (the queued-charts metric). */
+  queued(): { change: number; resync: number } {
+    return this.queue.waiting;
   }
 
   private configOf(chart: HelmChart): HelmChartConfig | undefined {

@@ -62,6 +62,12 @@ export class WorkQueue {
     return this.pending.size + this.timers.size;
   }
 
+  /** Keys waiting for a slot, by urgency (not those running, nor those waiting out a retry's backoff). */
+  get waiting(): { change: number; resync: number } {
+    const change = this.pending.changeCount;
+    return { change, resync: this.pending.size - change };
+  }
+
   close(): void {
     this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);

@@ -24,6 +24,10 @@ export interface HelmflowMetrics {
   charts: Gauge<'phase'>;
   /** Names what the charts gauge counts at each scrape. */
   countChartsFrom(source: ChartPhases): void;
+  /** Charts waiting in the leading controller's work queue, by urgency: someone's change, or catching up. */
+  queued: Gauge<'urgency'>;
+  /** Names what the queued gauge reads at each scrape. */
+  countQueuedFrom(source: QueuedCharts): void;
   /** From an install Job's creation to its end, by outcome (succeeded, failed, gone). */
   installDuration: Histogram<'outcome'>;
   /** Install attempts that ended Failed, by the Failed condition's reason. */
@@ -32,6 +36,9 @@ export interface HelmflowMetrics {
 
 /** What the charts gauge counts when scraped: the phase of every HelmChart the leader watches. */
 export type ChartPhases = () => Iterable<string | undefined>;
+
+/** What the queued gauge reads when scraped: the leading controller's waiting keys by urgency. */
+export type QueuedCharts = () => { change: number; resync: number };
 
 export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}): HelmflowMetrics {
   const registry = new Registry();
@@ -48,10 +55,26 @@ export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: bool
       for (const phase of chartPhases()) this.inc({ phase: phase ?? 'Pending' });
     },
   });
+  let queuedCharts: QueuedCharts = () => ({ change: 0, resync: 0 });
+  const queued = new Gauge({
+    name: 'helmflow_controller_queued_charts',
+    help: "Charts waiting in the leading controller's work queue, by urgency (change or resync).",
+    labelNames: ['urgency'],
+    registers: [registry],
+    collect() {
+      const { change, resync } = queuedCharts();
+      this.set({ urgency: 'change' }, change);
+      this.set({ urgency: 'resync' }, resync);
+    },
+  });
   return {
     charts,
     countChartsFrom(source: ChartPhases) {
       chartPhases = source;
+    },
+    queued,
+    countQueuedFrom(source: QueuedCharts) {
+      queuedCharts = source;
     },
     installDuration: new Histogram({
       name: 'helmflow_install_duration_seconds',
@@ -145,6 +168,11 @@ export function recordManifestFiles(files: readonly { outcome: string }[], m: He
 /** Where the charts gauge reads phases from: the leading controller's HelmChart cache; `() => []` when not leading. */
 export function countChartsFrom(source: ChartPhases, m: HelmflowMetrics = metrics()): void {
   m.countChartsFrom(source);
+}
+
+/** Where the queued gauge reads from: the leading controller's work queue; nothing queued when not leading. */
+export function countQueuedFrom(source: QueuedCharts, m: HelmflowMetrics = metrics()): void {
+  m.countQueuedFrom(source);
 }
 
 export function recordInstallOutcome(outcome: string, seconds: number, m: HelmflowMetrics = metrics()): void {

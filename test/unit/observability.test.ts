@@ -2,6 +2,7 @@ import { Counter } from 'prom-client';
 import { HealthServer } from '../../src/observability/http.js';
 import {
   countChartsFrom,
+  countQueuedFrom,
   createMetrics,
   recordInstallFailure,
   recordInstallOutcome,
@@ -66,6 +67,18 @@ describe('the metrics and health endpoint', () => {
     text = await (await get('/metrics')).text();
     expect(text).toContain('helmflow_charts{phase="Installed"} 1');
     expect(text).not.toContain('phase="Failed"');
+  });
+
+  it("reads the controller's queued charts by urgency at each scrape, and none without a leader", async () => {
+    expect(await (await get('/metrics')).text()).toContain('helmflow_controller_queued_charts{urgency="resync"} 0');
+    let waiting = { change: 1, resync: 250 };
+    countQueuedFrom(() => waiting, m);
+    let text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_controller_queued_charts{urgency="change"} 1');
+    expect(text).toContain('helmflow_controller_queued_charts{urgency="resync"} 250');
+    waiting = { change: 0, resync: 3 };
+    text = await (await get('/metrics')).text();
+    expect(text).toContain('helmflow_controller_queued_charts{urgency="resync"} 3');
   });
 
   it('records install durations by outcome and failures by reason', async () => {

@@ -42,6 +42,22 @@ describe('WorkQueue', () => {
     queue.close();
   });
 
+  it('says how many keys wait for a slot, by urgency', async () => {
+    const queue = new WorkQueue(() => new Promise<void>(() => undefined), {
+      concurrency: 1,
+      baseDelayMs: 500,
+      maxDelayMs: 30_000,
+      stallMs: 60_000,
+    });
+    queue.add('running', 'change');
+    for (const key of ['a', 'b', 'c']) queue.add(key, 'resync');
+    queue.add('new', 'change');
+    // 'running' holds the one slot and is not counted.
+    expect(queue.waiting).toEqual({ change: 1, resync: 3 });
+    queue.close();
+    await jest.advanceTimersByTimeAsync(0);
+  });
+
   it('serves a change before queued resync work', async () => {
     const started: string[] = [];
     const queue = new WorkQueue(
