@@ -22,6 +22,7 @@ import { addFinalizer } from './finalizer.js';
 import { releaseMoved } from './release-drift.js';
 import { chartInformers, type ChartInformers } from './informers.js';
 import { stillDelivered, type Delivered } from './delivered.js';
+import { catchUpUrgency } from './catch-up.js';
 import type { Urgency } from './pending-keys.js';
 import { ChartSignals } from './signals.js';
 import { WorkQueue } from './work-queue.js';
@@ -96,9 +97,9 @@ export class ChartController {
 
   async start(): Promise<void> {
     const { charts, configs, secrets } = this.informers;
-    // What the initial lists report is the controller catching up, not someone's change: it is queued once every
-    // list is in (so no chart is decided before its config, its values Secrets and its dependencies are cached),
-    // and waits behind changes.
+    // What the initial lists report is the controller catching up: it is queued once every list is in (so no chart
+    // is decided before its config, its values Secrets and its dependencies are cached), and waits behind changes,
+    // except the charts someone applied or edited while no controller served them (catch-up.ts).
     let listed = false;
     const initial = new Set<string>();
     const enqueue = (key: string): void => {
@@ -150,7 +151,10 @@ export class ChartController {
     secrets.on('delete', secretChanged);
     await this.informers.start();
     listed = true;
-    for (const key of initial) this.queue.add(key, 'resync');
+    for (const key of initial) {
+      const [namespace = '', name = ''] = key.split('/');
+      this.queue.add(key, catchUpUrgency(charts.get(name, namespace), this.config.group));
+    }
     this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
   }
 
