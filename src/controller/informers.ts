@@ -18,9 +18,17 @@ import {
   type HelmChartConfig,
 } from '../api/index.js';
 import { MANAGED_BY } from '../build/labels.js';
+import { withDeadline } from '../kube/deadline.js';
 import { restartOnError } from '../kube/restart-watch.js';
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
+
+/**
+ * How long a watch's list may take. The controller decides nothing until its three lists are in, so a list left
+ * waiting on a connection that never answers would hold every chart in silence; cut, it fails, is logged, and is
+ * tried again (restart-watch.ts). The watch request itself is bounded by PooledKubeConfig.
+ */
+export const LIST_MS = 60_000;
 
 /** Secrets that can be values Secrets: not helm's release records, not helmflow's own chart-values-<name>. */
 export const VALUES_SECRET_SELECTOR = `owner!=helm,app.kubernetes.io/managed-by!=${MANAGED_BY}`;
@@ -43,13 +51,15 @@ export interface ChartInformers {
   stop(): Promise<void>;
 }
 
-export function chartInformers(kc: KubeConfig, group: ApiGroup, log: Logger): ChartInformers {
+export function chartInformers(kc: KubeConfig, group: ApiGroup, log: Logger, listMs = LIST_MS): ChartInformers {
   const custom = kc.makeApiClient(CustomObjectsApi);
   const core = kc.makeApiClient(CoreV1Api);
   let stopped = false;
   const isStopped = () => stopped;
   const list = (plural: string) => () =>
-    custom.listClusterCustomObject({ group, version: API_VERSION, plural }) as Promise<never>;
+    withDeadline(`the ${plural} list`, listMs, (options) =>
+      custom.listClusterCustomObject({ group, version: API_VERSION, plural }, options),
+    ) as Promise<never>;
   const charts = resilient(
     makeInformer<HelmChart & KubernetesObject>(
       kc,
@@ -77,7 +87,10 @@ export function chartInformers(kc: KubeConfig, group: ApiGroup, log: Logger): Ch
     makeInformer<V1Secret>(
       kc,
       '/api/v1/secrets',
-      () => core.listSecretForAllNamespaces({ labelSelector: VALUES_SECRET_SELECTOR }),
+      () =>
+        withDeadline('the secrets list', listMs, (options) =>
+          core.listSecretForAllNamespaces({ labelSelector: VALUES_SECRET_SELECTOR }, options),
+        ),
       VALUES_SECRET_SELECTOR,
     ),
     'secrets',

@@ -1,12 +1,11 @@
 import {
   CoordinationV1Api,
-  Observable,
   PatchStrategy,
   setHeaderOptions,
-  type ConfigurationOptions,
   type KubeConfig,
   type V1Lease,
 } from '@kubernetes/client-node';
+import { abortedBy, untilAborted } from './deadline.js';
 
 /**
  * The calls a LeaderElector makes on its Lease. Each is given the signal of its deadline and must end (reject)
@@ -17,52 +16,6 @@ export interface LeaseClient {
   create(body: V1Lease, signal: AbortSignal): Promise<V1Lease>;
   /** A JSON merge patch carrying the resourceVersion that was read. */
   patch(body: object, signal: AbortSignal): Promise<V1Lease>;
-}
-
-/** Per-call options whose request is aborted by `signal` (the HTTP call is cut, not merely left behind). */
-function abortedBy(signal: AbortSignal, options?: ConfigurationOptions): ConfigurationOptions {
-  return {
-    ...options,
-    middleware: [
-      ...(options?.middleware ?? []),
-      {
-        pre: (request) => {
-          request.setSignal(signal);
-          return new Observable(Promise.resolve(request));
-        },
-        post: (response) => new Observable(Promise.resolve(response)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-}
-
-/**
- * Settles as `call` does, or rejects as soon as `signal` aborts, whether or not the underlying call honours the
- * signal: the deadline holds even for a client that ignores it.
- */
-export function untilAborted<T>(call: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(abortError(signal));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      reject(abortError(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    call.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
-}
-
-function abortError(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('lease call aborted');
 }
 
 /** The LeaseClient of one Lease through the Kubernetes API. */
