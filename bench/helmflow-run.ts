@@ -28,16 +28,18 @@ export interface StartedRun {
 
 /**
  * `helmflow run` with `settings` (an httpPort of its own), timed until /readyz answers 200; `hooks` hear the
- * controller's log lines (a desired state signalled, leading) as the process writes them.
+ * controller's log lines (a desired state signalled, leading) as the process writes them; `nodeFlags` go to its
+ * node (V8 flags, say).
  */
 export async function startRun(
   settings: Settings,
   runtime: Runtime,
   timeoutMs = 180_000,
   hooks: ProcessHooks = {},
+  nodeFlags: string[] = [],
 ): Promise<StartedRun> {
   const started = performance.now();
-  const process = spawnHelmflow('run', settings, hooks, runtime);
+  const process = spawnHelmflow('run', settings, hooks, runtime, nodeFlags);
   try {
     await waitFor(
       `helmflow run (${runtime}) /readyz`,

@@ -8,7 +8,9 @@
 // waits queue for a slot, and the figures show what that costs. --workflow-cache W keeps W chart workflows in the
 // worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the
 // TypeScript sources through tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
+// --node-flags "F" runs helmflow's node with flags F (V8's heap sizing, say), to weigh memory against CPU.
 // Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--workflow-cache W] [--runtime compiled|tsx]
+//   [--node-flags "F"]
 //   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET
 //   move its stack)
 import { rmSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
+import { cpuSeconds } from './proc.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
@@ -37,6 +40,8 @@ const workflowCache = numberFlag('--workflow-cache', defaults.workflowCache);
 const runtimeAt = process.argv.indexOf('--runtime');
 const runtime = runtimeAt === -1 ? 'compiled' : process.argv[runtimeAt + 1];
 if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime is compiled or tsx');
+const nodeFlagsAt = process.argv.indexOf('--node-flags');
+const nodeFlags = nodeFlagsAt === -1 ? [] : (process.argv[nodeFlagsAt + 1] ?? '').split(' ').filter(Boolean);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 
@@ -50,17 +55,20 @@ const settings = helmflowSettings({
   workflowCache,
   httpPort: await freePort(),
 });
-const run = await startRun(settings, runtime, 120_000);
+const run = await startRun(settings, runtime, 120_000, {}, nodeFlags);
 try {
   const rssIdle = await idleRssMiB(run.pid);
   const metricsUrl = `http://127.0.0.1:${String(settings.httpPort)}/metrics`;
+  const cpuBefore = cpuSeconds(run.pid);
   const many = await installMany(count, run.pid, metricsUrl);
+  const cpuInstalling = cpuSeconds(run.pid) - cpuBefore;
   // With every chart installed and nothing changing: what the process keeps (its workflow cache, watch caches).
   const rssInstalled = await idleRssMiB(run.pid);
   const memoryInstalled = await memoryOf(metricsUrl);
   const times = many.installedMs;
   console.log(
-    `helmflow run (${runtime}): ready ${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
+    `helmflow run (${runtime}${nodeFlags.length > 0 ? `, node ${nodeFlags.join(' ')}` : ''}): ready ` +
+      `${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
   );
   console.log(
     `charts: ${count} (chartContent, real helm, native node, 2 cores), worker activity slots: ${slots}, workflow cache: ${workflowCache}`,
@@ -71,6 +79,7 @@ try {
     `  per chart p50 / p90 / max:   ${percentile(times, 50)} / ${percentile(times, 90)} / ${times.at(-1) ?? 0} ms`,
   );
   console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak)`);
+  console.log(`  helmflow process CPU:        ${cpuInstalling.toFixed(1)} s (from apply to all Installed)`);
   console.log(`  helmflow process RSS:        ${String(many.peakRssMiB)} MiB (peak; controller + worker)`);
   if (many.memoryAtPeak !== undefined) {
     console.log(`  at the most resident /metrics sample, ${describeMemory(many.memoryAtPeak)}`);

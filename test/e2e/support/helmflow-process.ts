@@ -109,10 +109,12 @@ export function spawnHelmflow(
   settings: Settings,
   hooks: ProcessHooks = {},
   runtime: 'compiled' | 'tsx' = 'compiled',
+  nodeFlags: string[] = [],
 ): HelmflowProcess {
   const env: NodeJS.ProcessEnv = { ...process.env, HELMFLOW_LOG_LEVEL: 'info' };
   env.NODE_OPTIONS = undefined; // jest's --experimental-vm-modules is not helmflow's
-  const child = spawn(process.execPath, [...helmflowCommand(runtime), role, ...settingsArgs(settings)], {
+  const args = [...nodeFlags, ...helmflowCommand(runtime), role, ...settingsArgs(settings)];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
