@@ -47,7 +47,7 @@ await core.createNamespace({ body: { metadata: { name: namespace } } });
 
 /**
  * The watch-cache read asks for a state at least this new: a ConfigMap's resourceVersion written after the records,
- * as the controller passes a HelmChart's (another resource, so the Secrets' cache must catch up to it).
+ * as a HelmChart's would be (another resource, so the Secrets' cache must catch up to it).
  */
 let newest = '';
 

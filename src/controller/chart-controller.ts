@@ -56,6 +56,11 @@ export interface ChartControllerConfig {
 
 // The same text as the depends-on index's keys (chartKeyText), so a dependent found there is a key of this queue.
 const keyOf = (namespace: string, name: string) => chartKeyText({ namespace, name });
+/** keyOf's inverse. */
+const partsOf = (key: string) => {
+  const [namespace = '', name = ''] = key.split('/');
+  return { namespace, name };
+};
 
 /** How long a run just signalled may be missing from Temporal's listing (visibility is eventually consistent). */
 const VISIBILITY_LAG_MS = 10_000;
@@ -152,7 +157,7 @@ export class ChartController {
     await this.informers.start();
     listed = true;
     for (const key of initial) {
-      const [namespace = '', name = ''] = key.split('/');
+      const { namespace, name } = partsOf(key);
       this.queue.add(key, catchUpUrgency(charts.get(name, namespace), this.config.group));
     }
     this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
@@ -255,7 +260,7 @@ export class ChartController {
   }
 
   private async reconcile(key: string, urgency: Urgency): Promise<void> {
-    const [namespace = '', name = ''] = key.split('/');
+    const { namespace, name } = partsOf(key);
     const chart = this.informers.charts.get(name, namespace);
     if (chart === undefined) return;
     const ref: ChartRef = { group: this.config.group, namespace, name };

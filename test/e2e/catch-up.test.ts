@@ -2,10 +2,11 @@
 // change. The controller's initial list is mostly charts it has served before, and catching up on them is paced;
 // the new chart must not wait behind that, in silence.
 import type { Settings } from '../../src/app/settings.js';
-import { UNINSTALL_FINALIZER } from '../../src/api/index.js';
+import { UNINSTALL_FINALIZER, UNMANAGED_ANNOTATION } from '../../src/api/index.js';
 import { freePort } from '../../src/lib/free-port.js';
 import { get } from '../../src/lib/http.js';
 import { waitFor } from '../../src/lib/wait.js';
+import { seriesValue } from '../../bench/prometheus-text.js';
 import { buildChart } from './support/charts.js';
 import { installCrds } from './support/crds.js';
 import { helmflowSettings, startController, startWorker, type RunningRole } from './support/helmflow.js';
@@ -30,8 +31,7 @@ afterAll(async () => {
 /** The controller's queued-charts gauge for one urgency, or undefined before it serves /metrics. */
 async function queued(urgency: 'change' | 'resync'): Promise<number | undefined> {
   const body = (await get(`http://127.0.0.1:${String(settings.httpPort)}/metrics`)).body;
-  const match = new RegExp(`^helmflow_controller_queued_charts\\{urgency="${urgency}"\\} (\\d+)`, 'm').exec(body);
-  return match === null ? undefined : Number(match[1]);
+  return seriesValue(body, `helmflow_controller_queued_charts{urgency="${urgency}"}`);
 }
 
 describe("a chart applied before the controller's start", () => {
@@ -44,7 +44,7 @@ describe("a chart applied before the controller's start", () => {
         ns,
         `backlog-${String(i).padStart(3, '0')}`,
         { chart: 'none', repo: 'https://charts.example.com' },
-        { annotations: { 'helm.k3sm.io/unmanaged': 'true' } },
+        { annotations: { [UNMANAGED_ANNOTATION]: 'true' } },
       ),
     );
     apply({ apiVersion: 'v1', kind: 'List', items: backlog }, 180_000);
