@@ -78,4 +78,80 @@ describe('awaitJobSlot', () => {
     expect(slots.take([], 'kube-system/helm-install-third', Date.now())).toBe(false);
     expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
   });
+
+  it('resumes a queued Job once it has a slot, and a suspended Job never takes one', async () => {
+    const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
+    const queued = (name: string, uid: string): V1Job => ({
+      metadata: { name, uid, namespace: 'kube-system', labels: { 'helmcharts.helm.k3sm.io/action': 'install' } },
+      spec: { suspend: true, template: {} },
+      status: {},
+    });
+    const patches: unknown[] = [];
+    const statuses: unknown[] = [];
+    const deps = {
+      group: 'helm.k3sm.io',
+      log: pino({ level: 'silent' }),
+      // A cap of one, and another chart's Job queued (suspended) beside this one's: neither runs, so one is free.
+      slots: new JobSlots(1),
+      jobs: {
+        start: async () => undefined,
+        list: () => [queued('helm-install-other', 'other-uid'), queued('helm-install-podinfo', 'job-uid')],
+        get: async () => queued('helm-install-podinfo', 'job-uid'),
+      },
+      batch: {
+        patchNamespacedJob: async ({ body }: { body: unknown }) => {
+          patches.push(body);
+          return {};
+        },
+      },
+      custom: {
+        getNamespacedCustomObject: async () => ({
+          apiVersion: 'helm.k3sm.io/v1',
+          kind: 'HelmChart',
+          metadata: { name: 'podinfo', namespace: 'kube-system', uid: 'u', generation: 2 },
+          spec: {},
+        }),
+        patchNamespacedCustomObjectStatus: async ({ body }: { body: { status: unknown } }) => {
+          statuses.push(body.status);
+        },
+      },
+    } as unknown as ActivityDeps;
+    const job = { jobUid: 'job-uid', attempt: 1, generation: 2 };
+    expect(await new MockActivityEnvironment().run(awaitJobSlot, deps, target, 'helm-install-podinfo', job)).toBe(true);
+    expect(patches).toEqual([
+      [
+        { op: 'test', path: '/metadata/uid', value: 'job-uid' },
+        { op: 'replace', path: '/spec/suspend', value: false },
+      ],
+    ]);
+    expect(statuses).toEqual([
+      expect.objectContaining({
+        conditions: [expect.objectContaining({ type: 'JobCreated', status: 'True', reason: 'JobCreated' })],
+      }),
+    ]);
+  });
+
+  it("leaves a Job of that name alone when it is another attempt's (another uid)", async () => {
+    const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
+    const patches: unknown[] = [];
+    const deps = {
+      group: 'helm.k3sm.io',
+      log: pino({ level: 'silent' }),
+      slots: new JobSlots(1),
+      jobs: {
+        start: async () => undefined,
+        list: () => [],
+        get: async () => ({ metadata: { name: 'helm-install-podinfo', uid: 'next-uid' }, spec: { suspend: true } }),
+      },
+      batch: {
+        patchNamespacedJob: async ({ body }: { body: unknown }) => {
+          patches.push(body);
+          return {};
+        },
+      },
+    } as unknown as ActivityDeps;
+    const job = { jobUid: 'job-uid', attempt: 1, generation: 2 };
+    expect(await new MockActivityEnvironment().run(awaitJobSlot, deps, target, 'helm-install-podinfo', job)).toBe(true);
+    expect(patches).toEqual([]);
+  });
 });
