@@ -70,8 +70,8 @@ async function reportFailed(
  * The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps.
  * While --max-running-jobs of helmflow's install Jobs run, prepareInstall creates the install Job suspended
  * (`queued`) and awaitJobSlot resumes it once a slot is free; a crds Job (or a run recorded before Jobs were
- * queued) is not created at all (`noSlot`) and prepareInstall is asked again after the wait. Either wait creates
- * nothing, so a pause, delete or new spec interrupts it at once (and deletes or replaces a queued Job as any other).
+ * queued) is not created at all (`noSlot`) and prepareInstall is asked again after the wait. Neither wait creates
+ * a Job, so a pause, delete or new spec interrupts it at once (and deletes or replaces a queued Job as any other).
  */
 async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Prepared> {
   for (;;) {
