@@ -50,7 +50,7 @@ export function createActivities(config: ActivitiesConfig): {
   const activities: ChartActivities = {
     prepareInstall: (target, attempt, crds) => prepareInstall(deps, target, attempt, crds),
     awaitChartCrds: (target, job) => awaitChartCrds(deps, target, job),
-    awaitJobSlot: (target, jobName, queued) => awaitJobSlot(deps, target, jobName, queued),
+    awaitJobSlot: (target, jobName) => awaitJobSlot(deps, target, jobName),
     inspectChart: (target) => inspectChart(deps, target),
     ensureIdentity: (target) => ensureIdentity(deps, target),
     ensureInstallInputs: (target) => ensureInstallInputs(deps, target),

@@ -5,10 +5,9 @@ import type { ApiGroup, HelmChart } from '../src/api/index.js';
 import { slotFree } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
-import { outcomeOf, resumeJob } from './jobs.js';
+import { outcomeOf } from './jobs.js';
 import { setStatus } from './status.js';
-import type { ChartTarget, QueuedJob } from './types.js';
-import { jobCreatedStatus } from '../workflows/status-updates.js';
+import type { ChartTarget } from './types.js';
 
 /** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
 const RESERVED_MS = 10_000;
@@ -40,16 +39,12 @@ export class JobSlots {
   }
 }
 
-/**
- * namespace/name of each of helmflow's install and crds Jobs still running, as the worker's Job watch shows them;
- * one created suspended (queued for a slot) does not run until it is resumed.
- */
+/** namespace/name of each of helmflow's install and crds Jobs still running, as the worker's Job watch shows them. */
 function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
   const action = actionLabelKey(group);
   return jobs
     .filter((job) => ['install', 'crds'].includes(job.metadata?.labels?.[action] ?? ''))
     .filter((job) => job.metadata?.deletionTimestamp === undefined && outcomeOf(job) === undefined)
-    .filter((job) => job.spec?.suspend !== true)
     .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
 }
 
@@ -82,30 +77,17 @@ export async function reportWaitingForSlot(
 }
 
 /**
- * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it. For a `queued` install Job
- * (created suspended by prepareInstall) it then resumes that Job and says so on the chart; otherwise
- * prepareInstall, asked again, finds the slot taken. It sends no heartbeat: a thousand charts waiting here cost
- * Temporal no write each second, and a pause, delete or spec change need not wait for it (the workflow moves on;
- * this ends on its own, and resumeJob's uid test keeps it from starting a later attempt's Job).
+ * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it (prepareInstall then finds it
+ * taken). It creates nothing and sends no heartbeat: a thousand charts waiting here cost Temporal no write each
+ * second, and a pause, delete or spec change need not wait for it (the workflow moves on; this ends on its own).
  * Returns whether the slot was taken; the workflow asks again if not.
  */
-export async function awaitJobSlot(
-  deps: ActivityDeps,
-  target: ChartTarget,
-  jobName: string,
-  queued?: QueuedJob,
-): Promise<boolean> {
+export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   for (;;) {
-    if ((await takeJobSlot(deps, target, jobName)).taken) break;
+    if ((await takeJobSlot(deps, target, jobName)).taken) return true;
     if (Date.now() >= deadline) return false;
     // Ends at once when the worker shuts down (a local cancel needs no heartbeat).
     await Context.current().sleep(LOOK_MS);
   }
-  if (queued === undefined) return true;
-  // A Job gone meanwhile is the wait's to find (the workflow's next step): it reports a deleted Job as such.
-  if (await resumeJob(deps, target.ref.namespace, jobName, queued.jobUid)) {
-    await setStatus(deps, target, jobCreatedStatus(jobName, queued.attempt, queued.generation));
-  }
-  return true;
 }

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import { PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
 import {
   attemptAnnotationKey,
   buildDelete,
@@ -8,7 +8,7 @@ import {
   uidLabelKey,
 } from '../src/build/index.js';
 import { waitFor } from '../src/lib/wait.js';
-import { errorStatus, isConflict, isNotFound } from '../src/kube/client.js';
+import { isConflict, isNotFound } from '../src/kube/client.js';
 import type { ChartRef } from '../workflows/contract.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -20,7 +20,7 @@ import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js
 import { recordInstallOutcome } from '../src/observability/metrics.js';
 import { FailedCondition } from '../src/api/reasons.js';
 
-export function started(deps: ActivityDeps, job: V1Job): StartedJob {
+function started(deps: ActivityDeps, job: V1Job): StartedJob {
   return {
     jobName: job.metadata?.name ?? '',
     jobUid: job.metadata?.uid ?? '',
@@ -95,55 +95,9 @@ export async function createAttemptJob(
   job: V1Job,
   attempt: number,
 ): Promise<StartedJob> {
-  return started(deps, await applyAttemptJob(deps, target, job, attempt));
-}
-
-/**
- * As createAttemptJob, returning the Job as the cluster has it. `suspend`: created suspended, queued for a Job slot
- * (its pod is created only once resumeJob runs, and its activeDeadlineSeconds count from then). A retried step
- * finds its own Job as it left it, suspended or not.
- */
-export async function applyAttemptJob(
-  deps: ActivityDeps,
-  target: ChartTarget,
-  job: V1Job,
-  attempt: number,
-  suspend = false,
-): Promise<V1Job> {
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps.group)]: String(attempt) };
-  if (suspend && job.spec !== undefined) job.spec.suspend = true;
-  return replaceJob(deps, job, target.uid);
-}
-
-/**
- * Lets a suspended Job run, tested against its uid in the same patch: a wait left over from an interrupted attempt
- * never starts the next attempt's Job of the same name. Returns false when that Job is gone or being deleted.
- */
-export async function resumeJob(deps: ActivityDeps, namespace: string, name: string, uid: string): Promise<boolean> {
-  const cached = await deps.jobs.get(namespace, name, true);
-  if (cached === undefined || cached.metadata?.uid !== uid || cached.metadata.deletionTimestamp !== undefined) {
-    return false;
-  }
-  if (cached.spec?.suspend !== true) return true;
-  try {
-    await deps.batch.patchNamespacedJob(
-      {
-        name,
-        namespace,
-        body: [
-          { op: 'test', path: '/metadata/uid', value: uid },
-          { op: 'replace', path: '/spec/suspend', value: false },
-        ],
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-    );
-    return true;
-  } catch (err) {
-    // 404: deleted meanwhile; 422: the test failed, another Job now has that name.
-    if (isNotFound(err) || errorStatus(err) === 422) return false;
-    throw err;
-  }
+  return started(deps, await replaceJob(deps, job, target.uid));
 }
 
 export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {

@@ -7,20 +7,18 @@ import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
 import { reportWaitingForSlot, takeJobSlot } from './job-slots.js';
-import { applyAttemptJob, resumeJob, started } from './jobs.js';
+import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
-import { jobCreatedStatus, jobQueuedStatus } from '../workflows/status-updates.js';
+import { jobCreatedStatus } from '../workflows/status-updates.js';
 
 /**
  * One install attempt up to its Job, from ONE read of the HelmChart, its HelmChartConfig and Secrets: validated,
  * then every object (identity, values Secret, chart ConfigMap, Job) built from that same read, so an edit landing
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
  * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that
- * dies here is replaced within the heartbeat timeout. While --max-running-jobs of helmflow's install Jobs run, it
- * creates the install Job suspended, says so on the chart and returns `queued` (the workflow waits in awaitJobSlot,
- * which resumes it): every chart applied at once has its Job at once, and none runs past the cap. A crds Job is
- * not queued: it says so and returns `noSlot`, and is created once a slot is free.
+ * dies here is replaced within the heartbeat timeout. While --max-running-jobs of helmflow's install Jobs run it
+ * creates none: it says so on the chart and returns `noSlot` (the workflow waits in awaitJobSlot).
  * A chartContent chart's crds/ are compared here, from its archive (compareArchiveCrds): before an upgrade that
  * would leave CRDs behind no Job is created (`crdsStale`). For a chart fetched by helm, before an upgrade whose
  * crds/ are to be compared first (crdsStepOf), the Job it creates is helm-crds-<name> instead, and the workflow
@@ -52,23 +50,13 @@ export async function prepareInstall(
   const built = crdsFirst ? plan.objects.crdsJob : plan.objects.job;
   const jobName = built.metadata?.name ?? '';
   const slot = await takeJobSlot(deps, target, jobName);
-  if (!slot.taken && crdsFirst) {
+  if (!slot.taken) {
     await reportWaitingForSlot(deps, target, input.chart, jobName, slot.running);
     return { state: 'noSlot', generation, jobName };
   }
-  const created = await applyAttemptJob(deps, target, built, attempt, !slot.taken);
-  const job = started(deps, created);
+  const job = await createAttemptJob(deps, target, built, attempt);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');
-  // A retried step finds its Job as an earlier try left it: queued, or already running.
-  if (created.spec?.suspend === true) {
-    if (!slot.taken) {
-      const slots = { running: slot.running, max: deps.slots.max };
-      await setStatus(deps, target, jobQueuedStatus(jobName, attempt, generation, slots), input.chart);
-      return { state: 'queued', generation, job };
-    }
-    await resumeJob(deps, target.ref.namespace, jobName, job.jobUid);
-  }
   await setStatus(deps, target, jobCreatedStatus(job.jobName, attempt, generation), input.chart);
   return { state: crdsFirst ? 'crdsCheck' : 'started', generation, job };
 }

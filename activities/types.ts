@@ -31,12 +31,7 @@ export type Preparation =
   | { state: 'crdsCheck'; generation: number; job: StartedJob }
   /** An upgrade of a chartContent chart whose crds/ the cluster has behind: no Job was created. */
   | { state: 'crdsStale'; generation: number; behind: string }
-  /**
-   * --max-running-jobs of helmflow's install Jobs run: the install Job was created suspended (`spec.suspend`), and
-   * starts when awaitJobSlot takes a slot for it and resumes it.
-   */
-  | { state: 'queued'; generation: number; job: StartedJob }
-  /** As `queued`, for a crds Job (or a run recorded before Jobs were queued): this Job (`jobName`) was not created. */
+  /** --max-running-jobs of helmflow's install Jobs run: this Job (`jobName`) was not created. */
   | { state: 'noSlot'; generation: number; jobName: string };
 
 /** What the workflow knows of the chart's crds/ when it prepares an attempt (see crdsStepOf in src/build). */
@@ -77,13 +72,6 @@ export type JobOutcome = (
   /** Set when this wait read the chart's crds/ from the install Job's `crds` step: how many CRDs it printed. */
   chartCrds?: number;
 };
-
-/** A suspended install Job awaitJobSlot resumes once it takes a slot for it (no other Job of that name). */
-export interface QueuedJob {
-  jobUid: string;
-  attempt: number;
-  generation: number;
-}
 
 /** What awaitJob waits on. */
 export interface AwaitedJob {
@@ -148,7 +136,7 @@ export interface ChartActivities {
    * Waits (a few minutes at most, no heartbeat) until fewer than --max-running-jobs of helmflow's install Jobs run,
    * and takes the slot for `jobName`; false if none came free meanwhile.
    */
-  awaitJobSlot(target: ChartTarget, jobName: string, queued?: QueuedJob): Promise<boolean>;
+  awaitJobSlot(target: ChartTarget, jobName: string): Promise<boolean>;
   /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
   inspectChart(target: ChartTarget): Promise<Inspection>;
   /** ServiceAccount helm-<name> and ClusterRoleBinding helm-<namespace>-<name>. */

@@ -571,9 +571,7 @@ try {
       " from the apply to all installed (k3s: to all Jobs created); the floor has no controller, its CPU is helm's own." +
       " helmflow's helm processes are the native node's ended children (each install Job of these chartContent charts" +
       ' runs helm for pre-flight and for the upgrade; the worker reads their crds/ from the archive); machine busy' +
-      " counts every process, the stack's included. helmflow creates the install Jobs past --max-running-jobs" +
-      ' suspended and resumes each as a slot frees, so its all Jobs created counts Jobs queued that way; k3s creates' +
-      ' every Job to run and leaves the waiting to the cluster.',
+      " counts every process, the stack's included.",
   );
   printWhereCpuWent([floorFigures, hf, k3sFigures]);
   printHelmflowPerChart(hf);

@@ -3,15 +3,7 @@
  * apiserver refuses for good ends the attempt as failed with that reason, reported at once.
  */
 import { patched } from '@temporalio/workflow';
-import type {
-  ChartTarget,
-  CrdsHint,
-  CrdsVerdict,
-  JobOutcome,
-  Preparation,
-  QueuedJob,
-  StartedJob,
-} from '../activities/types.js';
+import type { ChartTarget, CrdsHint, CrdsVerdict, JobOutcome, Preparation, StartedJob } from '../activities/types.js';
 import { CrdsCurrentCondition, FailedCondition } from '../src/api/reasons.js';
 import { crdsJobName, installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
@@ -21,8 +13,8 @@ import { installedStatus, jobCreatedStatus } from './status-updates.js';
 import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 
-/** What prepare hands the attempt: never `noSlot` or `queued`, which it waits out itself. */
-type Prepared = Exclude<Preparation, { state: 'noSlot' | 'queued' }>;
+/** What prepare hands the attempt: never `noSlot`, which it waits out itself. */
+type Prepared = Exclude<Preparation, { state: 'noSlot' }>;
 
 export type AttemptResult =
   | { kind: 'succeeded'; digest: string }
@@ -68,10 +60,8 @@ async function reportFailed(
 
 /**
  * The Job of this attempt, from one validated read (prepareInstall); runs recorded before it take four steps.
- * While --max-running-jobs of helmflow's install Jobs run, prepareInstall creates the install Job suspended
- * (`queued`) and awaitJobSlot resumes it once a slot is free; a crds Job (or a run recorded before Jobs were
- * queued) is not created at all (`noSlot`) and prepareInstall is asked again after the wait. Neither wait creates
- * a Job, so a pause, delete or new spec interrupts it at once (and deletes or replaces a queued Job as any other).
+ * While --max-running-jobs of helmflow's install Jobs run, prepareInstall creates none (`noSlot`): the attempt waits
+ * for a slot in awaitJobSlot, which is not creating a Job, so a pause, delete or new spec interrupts it at once.
  */
 async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Prepared> {
   for (;;) {
@@ -82,30 +72,17 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
     } finally {
       c.creatingJob = false;
     }
-    if (prepared.state === 'queued') {
-      const { job, generation } = prepared;
-      s.jobName = job.jobName;
-      const queued = { jobUid: job.jobUid, attempt: s.attempt, generation };
-      while (!(await awaitJobSlot(t, job.jobName, queued)));
-      return { state: 'started', generation, job };
-    }
     if (prepared.state !== 'noSlot') return prepared;
-    await awaitJobSlot(t, prepared.jobName);
+    await act.awaitJobSlot.executeWithOptions(
+      {
+        ...kubeCall,
+        summary: `Wait for one of the --max-running-jobs Job slots for ${prepared.jobName}`,
+        // It sends no heartbeat (a thousand waiting charts would each write to Temporal); it ends within 4 minutes.
+        startToCloseTimeout: '5 minutes',
+      },
+      [t, prepared.jobName],
+    );
   }
-}
-
-/** One wait of at most 4 minutes for a Job slot; for a queued Job, it resumes the Job once it has one. */
-function awaitJobSlot(t: ChartTarget, jobName: string, queued?: QueuedJob): Promise<boolean> {
-  return act.awaitJobSlot.executeWithOptions(
-    {
-      ...kubeCall,
-      summary: `Wait for one of the --max-running-jobs Job slots for ${jobName}${queued === undefined ? '' : ', then resume it'}`,
-      // It sends no heartbeat (a thousand waiting charts would each write to Temporal); it ends within 4 minutes.
-      startToCloseTimeout: '5 minutes',
-    },
-    // A run recorded before Jobs were queued passed two arguments: it still does.
-    queued === undefined ? [t, jobName] : [t, jobName, queued],
-  );
 }
 
 async function prepareSteps(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Preparation> {

@@ -130,9 +130,8 @@ export const DependenciesReadyCondition = {
 export type DependencyHoldReason = (typeof DependenciesReadyCondition)['notReady' | 'cycle' | 'invalid'];
 
 /**
- * `JobCreated`: True once an attempt's Job exists. While helmflow's running install Jobs are at the worker's
- * --max-running-jobs, a chart queued behind them says why its Job does not run yet with `WaitingForJobSlot`: True
- * when its install Job was created suspended, False when it has none yet (a crds Job, created only with a slot).
+ * `JobCreated`: True once an attempt's Job exists; False with `WaitingForJobSlot` while helmflow's running install
+ * Jobs are at the worker's --max-running-jobs, so a chart queued behind them says why it has no Job yet.
  */
 export const JobCreatedCondition = {
   type: 'JobCreated',

@@ -44,7 +44,7 @@ export interface Settings {
   tuning: Partial<Tuning> | undefined;
   /** Activity slots per worker: each chart waiting on its Job holds one (DESIGN "Waiting for a Job at scale"). */
   activitySlots: number;
-  /** helmflow's install Jobs running at once, cluster-wide; a chart past it has its Job created suspended until one is free. */
+  /** helmflow's install Jobs running at once, cluster-wide; a chart past it waits for a slot before its Job. */
   maxRunningJobs: number;
   /** Chart workflows a worker keeps in memory between their tasks (Temporal's sticky cache). */
   workflowCache: number;
@@ -184,7 +184,7 @@ export const settingSpecs = [
     flag: '--max-running-jobs <n>',
     env: 'HELMFLOW_MAX_RUNNING_JOBS',
     def: String(DEFAULT_MAX_RUNNING_JOBS),
-    help: 'install Jobs running at once, cluster-wide; more are created suspended until a slot frees (WaitingForJobSlot)',
+    help: 'install Jobs running at once, cluster-wide; more charts wait for a slot (JobCreated=False/WaitingForJobSlot)',
   },
   {
     flag: '--workflow-cache <n>',

@@ -188,74 +188,22 @@ describe('prepareInstall', () => {
     });
   });
 
-  /** One install Job of another chart running: with a cap of 1, no slot is free. */
-  const otherRunning = {
-    metadata: {
-      name: 'helm-install-other',
-      namespace: 'apps',
-      labels: { 'helmcharts.helm.k3sm.io/action': 'install' },
-    },
-    status: { active: 1 },
-  };
-
-  it('creates the install Job suspended while --max-running-jobs install Jobs run, says so, and returns queued', async () => {
+  it('creates no Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
     const { deps, seen } = fakeCluster(valid, valid);
-    Object.assign(deps, {
-      slots: new JobSlots(1),
-      jobs: { start: async () => undefined, list: () => [otherRunning], get: async () => undefined },
-    });
+    const running = {
+      metadata: {
+        name: 'helm-install-other',
+        namespace: 'apps',
+        labels: { 'helmcharts.helm.k3sm.io/action': 'install' },
+      },
+      status: { active: 1 },
+    };
+    Object.assign(deps, { slots: new JobSlots(1), jobs: { start: async () => undefined, list: () => [running] } });
     const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
-    expect(result).toMatchObject({ state: 'queued', generation: 3, job: { jobName: 'helm-install-podinfo' } });
-    expect(seen.jobs.map((j) => j.spec?.suspend)).toEqual([true]);
-    expect(seen.applied).toContain('Secret/chart-values-podinfo');
-    expect(seen.statuses).toEqual([
-      expect.objectContaining({
-        phase: 'Installing',
-        conditions: [expect.objectContaining({ type: 'JobCreated', status: 'True', reason: 'WaitingForJobSlot' })],
-      }),
-    ]);
-  });
-
-  it('retried once a slot is free, finds its queued Job and resumes that one (tested against its uid)', async () => {
-    const { deps, seen } = fakeCluster(valid, valid);
-    const patches: unknown[] = [];
-    let running: unknown[] = [otherRunning];
-    Object.assign(deps, {
-      slots: new JobSlots(1),
-      jobs: {
-        start: async () => undefined,
-        list: () => running,
-        get: async () => seen.jobs[0],
-      },
-    });
-    Object.assign(deps.batch, {
-      patchNamespacedJob: async ({ body }: { body: unknown }) => {
-        patches.push(body);
-        return {};
-      },
-    });
-    const env = new MockActivityEnvironment();
-    expect(await env.run(prepareInstall, deps, target, 1)).toMatchObject({ state: 'queued' });
-    running = [];
-    // The slots' count is cached briefly: a new JobSlots stands for a later count.
-    Object.assign(deps, { slots: new JobSlots(1) });
-    const retried = await env.run(prepareInstall, deps, target, 1);
-    expect(retried).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo', jobUid: 'job-uid' } });
-    expect(seen.jobs).toHaveLength(1);
-    expect(patches).toEqual([
-      [
-        { op: 'test', path: '/metadata/uid', value: 'job-uid' },
-        { op: 'replace', path: '/spec/suspend', value: false },
-      ],
-    ]);
-  });
-
-  it('creates no crds Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
-    const { deps, seen } = fakeCluster(valid, valid, { release: true });
-    Object.assign(deps, { slots: new JobSlots(1), jobs: { start: async () => undefined, list: () => [otherRunning] } });
-    const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 2, { chartCrds: true });
-    expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-crds-podinfo' });
+    expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-install-podinfo' });
     expect(seen.jobs).toEqual([]);
+    // Its identity and values are ready for when a slot frees.
+    expect(seen.applied).toContain('Secret/chart-values-podinfo');
     expect(seen.statuses).toEqual([
       { conditions: [expect.objectContaining({ type: 'JobCreated', status: 'False', reason: 'WaitingForJobSlot' })] },
     ]);

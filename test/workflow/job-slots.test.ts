@@ -37,40 +37,4 @@ describe('an attempt with no Job slot free (--max-running-jobs)', () => {
       release();
     });
   });
-
-  it('a queued (suspended) install Job: waits once in awaitJobSlot, which resumes it, then waits for the Job', async () => {
-    const cluster = new FakeCluster();
-    cluster.queuedPrepares = 1;
-    await withWorker(temporal.env, cluster, async (taskQueue) => {
-      const handle = await startChart(temporal.env, taskQueue, ref(uniqueName('queued')), desired('d1'));
-      await waitForStatus(handle, 'installed d1', (s) => s.installedDigest === 'd1');
-      // No second prepareInstall: the Job exists, and the wait resumes that very one (its uid).
-      expect(cluster.calls.slice(0, 3)).toEqual(['prepareInstall', 'awaitJobSlot', 'awaitJob']);
-      expect(cluster.installStarts).toHaveLength(1);
-      expect(cluster.slotWaits).toEqual([{ jobUid: 'install-1', attempt: 1, generation: cluster.generation }]);
-      expect(cluster.statuses[0]?.conditions[0]).toMatchObject({ status: 'True', reason: 'WaitingForJobSlot' });
-    });
-  });
-
-  it('a Temporal cancel while its Job is queued pauses the chart at once and deletes the queued Job', async () => {
-    const cluster = new FakeCluster();
-    cluster.queuedPrepares = 1;
-    let release = (): void => undefined;
-    cluster.onSlotWait = () =>
-      new Promise<void>((resolve) => {
-        release = resolve;
-      });
-    await withWorker(temporal.env, cluster, async (taskQueue) => {
-      const name = uniqueName('queued-cancel');
-      const handle = await startChart(temporal.env, taskQueue, ref(name), desired('d1'));
-      await until('waiting for a slot', () => cluster.calls.includes('awaitJobSlot'));
-      const since = Date.now();
-      await handle.cancel();
-      await waitForStatus(handle, 'phase Paused', (s) => s.phase === 'Paused');
-      expect(Date.now() - since).toBeLessThan(10_000);
-      expect(cluster.deletedJobs).toEqual([`helm-install-${name}`]);
-      expect(cluster.calls).not.toContain('awaitJob');
-      release();
-    });
-  });
 });

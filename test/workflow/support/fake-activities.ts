@@ -5,12 +5,11 @@ import type {
   CrdsHint,
   CrdsVerdict,
   JobOutcome,
-  QueuedJob,
   StartedJob,
   StatusUpdate,
   ChartEvent,
 } from '../../../activities/types.js';
-import { jobCreatedStatus, jobQueuedStatus } from '../../../workflows/status-updates.js';
+import { jobCreatedStatus } from '../../../workflows/status-updates.js';
 
 /** A promise a test resolves by hand: holds an activity open while the test acts. */
 export class Deferred<T> {
@@ -98,10 +97,6 @@ export class FakeCluster {
   private archiveChecks = 0;
   /** How many prepareInstall calls find no Job slot (each then waits in awaitJobSlot, as the real one). */
   slotlessPrepares = 0;
-  /** How many prepareInstall calls find no slot for the install Job: each creates it queued (suspended), as the real one. */
-  queuedPrepares = 0;
-  /** The QueuedJob each awaitJobSlot call was given (undefined: a wait for a Job not created yet). */
-  slotWaits: (QueuedJob | undefined)[] = [];
   /** Called by awaitJobSlot: a test may hold it open (a chart waiting for a slot). */
   onSlotWait: () => Promise<void> | void = () => undefined;
   /** The hint each prepareInstall call was given. */
@@ -177,12 +172,6 @@ export class FakeCluster {
           this.slotlessPrepares -= 1;
           return { state: 'noSlot', generation: this.generation, jobName: `helm-install-${target.ref.name}` };
         }
-        if (this.queuedPrepares > 0) {
-          this.queuedPrepares -= 1;
-          const job = startJob(target, attempt);
-          this.statuses.push(jobQueuedStatus(job.jobName, attempt, this.generation, { running: 32, max: 32 }));
-          return { state: 'queued', generation: this.generation, job };
-        }
         if (this.archiveBehind !== undefined) {
           this.archiveChecks += 1;
           const behind = this.archiveBehind(this.archiveChecks);
@@ -203,9 +192,8 @@ export class FakeCluster {
         this.statuses.push(jobCreatedStatus(job.jobName, attempt, this.generation));
         return { state: 'started', generation: this.generation, job };
       },
-      awaitJobSlot: async (_target, _jobName, queued) => {
+      awaitJobSlot: async () => {
         log('awaitJobSlot');
-        this.slotWaits.push(queued);
         await this.onSlotWait();
         return true;
       },
