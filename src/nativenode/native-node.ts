@@ -8,6 +8,7 @@ import { kubeConfigFromFile } from '../kube/client.js';
 import { restartOnError } from '../kube/restart-watch.js';
 import { startLogServer } from './log-server.js';
 import { NodeRegistration } from './node-registration.js';
+import { bindPod } from './pod-binding.js';
 import type { NativeNodeOptions } from './options.js';
 import { PodAdmission } from './pod-admission.js';
 import { PodRuntime } from './pod-runtime.js';
@@ -61,35 +62,30 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
   );
   await registration.register();
 
-  const bind = async (pod: V1Pod) => {
-    const { name = '', namespace = '' } = pod.metadata ?? {};
-    try {
-      await core.createNamespacedPodBinding({
-        name,
-        namespace,
-        body: { metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName } },
-      });
-      log.info({ pod: `${namespace}/${name}` }, 'bound pod');
-    } catch (err) {
-      // Already bound by an earlier event, or gone: the next event tells.
-      log.debug({ err: (err as Error).message }, 'binding skipped');
-    }
-  };
-
   let stopped = false;
   const recheck = new Set<NodeJS.Timeout>();
+  // Looks at a pod again shortly, as the informer has it then: nothing else would, as an unchanged pod sends no
+  // event (not even when the watch restarts).
+  const later = (pod: V1Pod) => {
+    const timer = setTimeout(() => {
+      recheck.delete(timer);
+      const now = informer.get(pod.metadata?.name ?? '', pod.metadata?.namespace);
+      if (now !== undefined && now.metadata?.uid === pod.metadata?.uid) observe(now);
+    }, RECHECK_MS);
+    recheck.add(timer);
+  };
   // Only a helm Job pod is bound or run; a pod whose Job could not be read is looked at again shortly.
   const admitThen = (pod: V1Pod, then: () => void) => {
     void admission.admits(pod).then((admitted) => {
       if (stopped) return;
       if (admitted === true) then();
-      else if (admitted === undefined) {
-        const timer = setTimeout(() => {
-          recheck.delete(timer);
-          observe(pod);
-        }, RECHECK_MS);
-        recheck.add(timer);
-      }
+      else if (admitted === undefined) later(pod);
+    });
+  };
+  // A binding the apiserver did not answer (it is restarting) is tried again.
+  const bind = (pod: V1Pod) => {
+    void bindPod(core, pod, nodeName, log).then((outcome) => {
+      if (!stopped && outcome === 'retry') later(pod);
     });
   };
 
@@ -107,7 +103,7 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
     if (pod.spec?.nodeName === undefined || pod.spec.nodeName === '') {
       if (pod.metadata?.deletionTimestamp === undefined) {
         admitThen(pod, () => {
-          void bind(pod);
+          bind(pod);
         });
       }
       return;
