@@ -3,12 +3,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { readPins } from '../config/pins.js';
-import { isNotFound } from '../kube/client.js';
 import { kubeConfigFromFile } from '../kube/client.js';
 import { restartOnError } from '../kube/restart-watch.js';
 import { startLogServer } from './log-server.js';
 import { NodeRegistration } from './node-registration.js';
-import { bindPod } from './pod-binding.js';
+import { bindPod, finishPodDeletion } from './pod-writes.js';
 import type { NativeNodeOptions } from './options.js';
 import { PodAdmission } from './pod-admission.js';
 import { PodRuntime } from './pod-runtime.js';
@@ -82,7 +81,7 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
       else if (admitted === undefined) later(pod);
     });
   };
-  // A binding the apiserver did not answer (it is restarting) is tried again.
+  // A binding the apiserver did not answer (it is restarting) is tried again, as is a deletion below.
   const bind = (pod: V1Pod) => {
     void bindPod(core, pod, nodeName, log).then((outcome) => {
       if (!stopped && outcome === 'retry') later(pod);
@@ -113,16 +112,9 @@ export async function runNativeNode(options: NativeNodeOptions, log: Logger): Pr
     if (runtime === undefined) {
       if (pod.metadata?.deletionTimestamp !== undefined) {
         // Never ran here (or ran before a restart): nothing to stop, let the object go.
-        core
-          .deleteNamespacedPod({
-            name: pod.metadata.name ?? '',
-            namespace: pod.metadata.namespace ?? '',
-            gracePeriodSeconds: 0,
-            body: { gracePeriodSeconds: 0, preconditions: { uid } },
-          })
-          .catch((err: unknown) => {
-            if (!isNotFound(err)) log.warn({ err }, 'could not delete pod');
-          });
+        void finishPodDeletion(core, pod, log).then((outcome) => {
+          if (!stopped && outcome === 'retry') later(pod);
+        });
         return;
       }
       // Bound here by its own spec.nodeName: the same rule as for binding decides whether it runs; a pod deleted

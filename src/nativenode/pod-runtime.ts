@@ -12,9 +12,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { renderKubeconfig } from '../devstack/kubeconfig.js';
-import { isNotFound } from '../kube/client.js';
 import { resolveBinary } from './binaries.js';
 import { containerEnv, expandEnvReferences } from './env.js';
 import { recordPodEvent } from './events.js';
@@ -22,6 +22,7 @@ import { containerLogFile, fallbackTerminationMessage } from './logs.js';
 import type { NativeNodeOptions } from './options.js';
 import { exitCodeOf, type ContainerView, type PodView } from './pod-status.js';
 import { PodStatusWriter } from './pod-status-writer.js';
+import { finishPodDeletion } from './pod-writes.js';
 import { inSandbox } from './sandbox.js';
 import { writeServiceAccountTokens } from './tokens.js';
 import { materialiseVolumes, type TokenFile, type VolumeDirs } from './volumes.js';
@@ -34,6 +35,8 @@ interface ContainerRun {
   done: boolean;
 }
 
+/** The longest wait between two tries of a deleted pod's last step while the apiserver is away. */
+const DELETE_RETRY_MAX_MS = 5_000;
 const restartBackoffMs = (restarts: number) => Math.min(2_000 * 2 ** restarts, 60_000);
 
 function terminated(exitCode: number, startedAt: string, reason?: string, message?: string): V1ContainerState {
@@ -67,6 +70,8 @@ export class PodRuntime {
   private startTime: string | undefined;
   private started = false;
   private stopping = false;
+  /** Set once the node shuts down or the pod is gone: a deletion still being retried stops trying. */
+  private abandoned = false;
   private readonly status: PodStatusWriter;
   private waitingReported = '';
 
@@ -443,24 +448,22 @@ export class PodRuntime {
     );
   }
 
-  /** Pod deletion, or the node shutting down: kill the processes, then let the pod object go. */
+  /**
+   * Pod deletion, or the node shutting down: kill the processes, then let the pod object go. That last step is
+   * tried until the apiserver answers (no event would bring it back, and the Job would wait on a Terminating pod),
+   * unless the node shuts down meanwhile.
+   */
   async terminate(why: 'deleted' | 'shutdown' | 'gone'): Promise<void> {
+    if (why !== 'deleted') this.abandoned = true;
     if (this.stopping) return;
     this.stopping = true;
     this.clearTimers();
     const grace = this.pod.metadata?.deletionGracePeriodSeconds ?? this.pod.spec?.terminationGracePeriodSeconds ?? 30;
     await this.stopContainers(why === 'shutdown' ? Math.min(grace, 5) : grace);
     this.log.info({ why }, 'pod processes stopped');
-    if (why !== 'deleted') return;
-    try {
-      await this.core.deleteNamespacedPod({
-        name: this.pod.metadata?.name ?? '',
-        namespace: this.pod.metadata?.namespace ?? '',
-        gracePeriodSeconds: 0,
-        body: { gracePeriodSeconds: 0, preconditions: { uid: this.uid } },
-      });
-    } catch (err) {
-      if (!isNotFound(err)) this.log.warn({ err }, 'could not finish deleting the pod');
+    for (let failures = 1; why === 'deleted' && !this.abandoned; failures += 1) {
+      if ((await finishPodDeletion(this.core, this.pod, this.log)) !== 'retry') return;
+      await pause(Math.min(250 * 2 ** failures, DELETE_RETRY_MAX_MS));
     }
   }
 
