@@ -7,6 +7,7 @@ import { processesUnder } from '../../src/devstack/process.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { clients, freshNamespace, kubeConfig, kubectl } from './support/kube.js';
 import { installCrds } from './support/crds.js';
+import { startFailingWebhook, type FailingWebhook } from './support/failing-webhook.js';
 import { commandJob, createHelmJob, jobFinished, jobPods } from './support/jobs.js';
 import { testLayout } from './support/stack.js';
 
@@ -266,6 +267,48 @@ describe('the native node runs helm Jobs as host processes', () => {
     } finally {
       rmSync(binary, { force: true });
     }
+  });
+});
+
+// An unchanged pod sends no event, not even when the watch restarts: a binding or deletion the apiserver did not
+// answer is only ever tried again if the native node itself goes back to it.
+describe('the native node tries again what the apiserver did not answer', () => {
+  const webhooks: FailingWebhook[] = [];
+  afterEach(async () => {
+    await Promise.all(webhooks.splice(0).map((w) => w.close()));
+  });
+
+  it('binds a pod whose binding failed once the apiserver takes it', async () => {
+    const ns = await freshNamespace('bind-again');
+    const webhook = await startFailingWebhook(ns);
+    webhooks.push(webhook);
+    await createHelmJob(ns, commandJob('bound-late', ['sh', '-c', 'echo ran']));
+    await waitFor('the binding to fail twice', () => webhook.calls('CREATE pods/binding') >= 2, { timeoutMs: 30_000 });
+    const [pending] = await jobPods(ns, 'bound-late');
+    expect(pending?.spec?.nodeName ?? '').toBe('');
+
+    webhook.allow();
+    expect(await jobFinished(ns, 'bound-late', 30_000)).toEqual(expect.objectContaining({ type: 'Complete' }));
+    expect(kubectl(['logs', '-n', ns, 'job/bound-late']).stdout).toBe('ran\n');
+  });
+
+  it("lets a deleted pod go once the apiserver takes its deletion's last step", async () => {
+    const ns = await freshNamespace('delete-again');
+    const { core } = clients();
+    await createHelmJob(ns, commandJob('sleeper', ['sleep', '304']));
+    const name = await runningPodOf(ns, 'sleeper', 'sleep 304');
+    const webhook = await startFailingWebhook(ns);
+    webhooks.push(webhook);
+    await core.deleteNamespacedPod({ name, namespace: ns, gracePeriodSeconds: 5 });
+    await waitFor('the last step of the deletion to fail twice', () => webhook.calls('DELETE pods') >= 2, {
+      timeoutMs: 30_000,
+    });
+    const terminating = await core.readNamespacedPod({ name, namespace: ns });
+    expect(terminating.metadata?.deletionTimestamp).toBeDefined();
+    expect(processesUnder(testLayout().podsDir).some((p) => p.cmdline.includes('sleep 304'))).toBe(false);
+
+    webhook.allow();
+    await podGone(ns, name);
   });
 });
 
