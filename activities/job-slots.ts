@@ -11,6 +11,12 @@ import type { ChartTarget } from './types.js';
 
 /** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
 const RESERVED_MS = 10_000;
+/**
+ * How long a slot awaitJobSlot took is kept for the chart's next step (prepareInstall, which creates the Job). A
+ * workflow task and a step lie between the two; under load at 1,000 charts that took more than RESERVED_MS, the
+ * slot went to another chart, and the chart waited again.
+ */
+export const GRANT_MS = 60_000;
 const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
@@ -19,6 +25,7 @@ export const SLOT_WAIT_MS = 240_000;
 
 /** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
 export class JobSlots {
+  /** namespace/name of a Job → until when it is counted. */
   private readonly reserved = new Map<string, number>();
   private counted: { at: number; running: string[] } | undefined;
 
@@ -30,11 +37,15 @@ export class JobSlots {
     return this.counted.running;
   }
 
-  /** Takes a slot for `own` when one is free now (synchronous: no two callers in this worker take the last one). */
-  take(running: readonly string[], own: string, now: number): boolean {
-    for (const [key, at] of this.reserved) if (now - at > RESERVED_MS) this.reserved.delete(key);
+  /**
+   * Takes a slot for `own` when one is free now, and keeps it `holdMs` from now (synchronous: no two callers in this
+   * worker take the last one). prepareInstall's take shortens awaitJobSlot's hold: once the Job exists, the watch
+   * counts it, and its slot frees when it ends.
+   */
+  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS): boolean {
+    for (const [key, until] of this.reserved) if (now > until) this.reserved.delete(key);
     if (!slotFree({ running, reserved: [...this.reserved.keys()], own, max: this.max })) return false;
-    this.reserved.set(own, now);
+    this.reserved.set(own, now + holdMs);
     return true;
   }
 }
@@ -48,12 +59,16 @@ function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
     .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
 }
 
-/** Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run. */
-export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string) {
+/**
+ * Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run, and
+ * keeps it `holdMs`.
+ */
+export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string, holdMs?: number) {
   await deps.jobs.start();
   const now = Date.now();
   const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
-  return { taken: deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now), running: running.length };
+  const taken = deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now, holdMs);
+  return { taken, running: running.length };
 }
 
 /** JobCreated=False/WaitingForJobSlot, written once: not again while the chart already says it. */
@@ -77,15 +92,15 @@ export async function reportWaitingForSlot(
 }
 
 /**
- * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it (prepareInstall then finds it
- * taken). It creates nothing and sends no heartbeat: a thousand charts waiting here cost Temporal no write each
- * second, and a pause, delete or spec change need not wait for it (the workflow moves on; this ends on its own).
- * Returns whether the slot was taken; the workflow asks again if not.
+ * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it for GRANT_MS (prepareInstall
+ * then finds it its own). It creates nothing and sends no heartbeat: a thousand charts waiting here cost Temporal no
+ * write each second, and a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
+ * its own). Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   for (;;) {
-    if ((await takeJobSlot(deps, target, jobName)).taken) return true;
+    if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) return true;
     if (Date.now() >= deadline) return false;
     // Ends at once when the worker shuts down (a local cancel needs no heartbeat).
     await Context.current().sleep(LOOK_MS);

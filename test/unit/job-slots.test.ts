@@ -2,7 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
-import { JobSlots, awaitJobSlot } from '../../activities/job-slots.js';
+import { GRANT_MS, JobSlots, awaitJobSlot } from '../../activities/job-slots.js';
 import { slotFree, type SlotView } from '../../src/build/job-slots.js';
 
 describe('slotFree: one more install Job while fewer than the cap run', () => {
@@ -31,6 +31,16 @@ describe('slotFree: one more install Job while fewer than the cap run', () => {
     expect(slots.take([], 'a/x', 0)).toBe(true);
     expect(slots.take([], 'a/y', 1)).toBe(false);
     expect(slots.take([], 'a/y', 10_001)).toBe(true);
+  });
+
+  it("keeps a slot awaitJobSlot took for GRANT_MS, until the chart's prepareInstall takes it for its Job", () => {
+    const slots = new JobSlots(1);
+    expect(slots.take([], 'a/x', 0, GRANT_MS)).toBe(true);
+    // Past the 10 s a created Job is held, another chart still finds none: the chart's next step has not come yet.
+    expect(slots.take([], 'a/y', 30_000)).toBe(false);
+    expect(slots.take([], 'a/x', 30_000)).toBe(true);
+    // prepareInstall's take held it 10 s more, for the watch to show the Job; after that, the watch counts it.
+    expect(slots.take([], 'a/y', 40_001)).toBe(true);
   });
 
   it('counts the running Jobs once for every chart asking within 250 ms, and again after', () => {
@@ -75,7 +85,7 @@ describe('awaitJobSlot', () => {
     expect(await new MockActivityEnvironment().run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
     expect(looks).toBe(3);
     // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
-    expect(slots.take([], 'kube-system/helm-install-third', Date.now())).toBe(false);
+    expect(slots.take([], 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
     expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
   });
 });
