@@ -93,16 +93,19 @@ export async function reportWaitingForSlot(
 
 /**
  * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it for GRANT_MS (prepareInstall
- * then finds it its own). It creates nothing and sends no heartbeat: a thousand charts waiting here cost Temporal no
- * write each second, and a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
- * its own). Returns whether the slot was taken; the workflow asks again if not.
+ * then finds it its own). It creates nothing, so a pause, delete or spec change need not wait for it (the workflow
+ * moves on; this ends on its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the
+ * workflow's heartbeat timeout (one minute: about one write every 48 s per waiting chart), so a wait lost with its
+ * worker, or never delivered to one, is taken up again within that minute instead of at its start-to-close timeout.
+ * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   for (;;) {
     if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) return true;
     if (Date.now() >= deadline) return false;
-    // Ends at once when the worker shuts down (a local cancel needs no heartbeat).
+    Context.current().heartbeat();
+    // Ends at once when the worker shuts down or the wait is cancelled.
     await Context.current().sleep(LOOK_MS);
   }
 }

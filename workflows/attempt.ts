@@ -77,8 +77,11 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
       {
         ...kubeCall,
         summary: `Wait for one of the --max-running-jobs Job slots for ${prepared.jobName}`,
-        // It sends no heartbeat (a thousand waiting charts would each write to Temporal); it ends within 4 minutes.
+        // It ends within 4 minutes. Its heartbeats come at most every 48 s (0.8 × this timeout, as the SDK
+        // throttles them): a heartbeat a second from a thousand waiting charts overwhelmed the dev server's
+        // SQLite, and a wait lost on its way to a worker cost its whole start-to-close timeout.
         startToCloseTimeout: '5 minutes',
+        heartbeatTimeout: '1 minute',
       },
       [t, prepared.jobName],
     );

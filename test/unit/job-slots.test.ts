@@ -82,8 +82,13 @@ describe('awaitJobSlot', () => {
         },
       },
     } as unknown as ActivityDeps;
-    expect(await new MockActivityEnvironment().run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
+    const env = new MockActivityEnvironment();
+    let heartbeats = 0;
+    env.on('heartbeat', () => (heartbeats += 1));
+    expect(await env.run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
     expect(looks).toBe(3);
+    // A heartbeat at each look that found no slot: a wait no worker runs any more shows within the heartbeat timeout.
+    expect(heartbeats).toBe(2);
     // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
     expect(slots.take([], 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
     expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);

@@ -1,5 +1,15 @@
 import { FakeCluster } from './support/fake-activities.js';
-import { desired, ref, startChart, uniqueName, until, waitForStatus, withWorker } from './support/harness.js';
+import { temporal as proto } from '@temporalio/proto';
+import {
+  desired,
+  historyOf,
+  ref,
+  startChart,
+  uniqueName,
+  until,
+  waitForStatus,
+  withWorker,
+} from './support/harness.js';
 import { useTemporal } from './support/use-temporal.js';
 
 const temporal = useTemporal();
@@ -37,4 +47,41 @@ describe('an attempt with no Job slot free (--max-running-jobs)', () => {
       release();
     });
   });
+
+  it('takes up again within its one-minute heartbeat timeout a wait that never came back, not after five minutes', async () => {
+    const cluster = new FakeCluster();
+    cluster.slotlessPrepares = 1;
+    // The first wait is lost: it never returns and never heartbeats (as a task lost on its way to a worker, or
+    // an attempt stuck in one). The second takes the slot at once.
+    let waits = 0;
+    let release = (): void => undefined;
+    cluster.onSlotWait = () => {
+      waits += 1;
+      if (waits > 1) return;
+      return new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    };
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const handle = await startChart(temporal.env, taskQueue, ref(uniqueName('slot-lost')), desired('d1'));
+      try {
+        await until('waiting for a slot', () => waits === 1);
+        const since = Date.now();
+        await waitForStatus(handle, 'installed d1', (s) => s.installedDigest === 'd1', 90_000);
+        expect(Date.now() - since).toBeLessThan(90_000);
+        const started = (await historyOf(handle))
+          .filter((e) => e.activityTaskStartedEventAttributes != null)
+          .map((e) => e.activityTaskStartedEventAttributes)
+          .find((a) => a?.attempt === 2);
+        expect(started?.lastFailure?.timeoutFailureInfo?.timeoutType).toBe(
+          proto.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT,
+        );
+        expect(waits).toBe(2);
+        expect(cluster.installStarts).toHaveLength(1);
+      } finally {
+        // The lost wait is let go, so the worker can shut down whatever the outcome.
+        release();
+      }
+    });
+  }, 150_000);
 });
