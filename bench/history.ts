@@ -15,3 +15,31 @@ export async function historyByType(handle: WorkflowHandle): Promise<{ events: n
     types: [...types].map(([name, n]) => (n === 1 ? name : `${name}×${String(n)}`)).join(', '),
   };
 }
+
+/**
+ * The steps of a workflow that ran more than once, and why the attempt before the last ended: "awaitJobSlot
+ * attempt 2 (before: HEARTBEAT timeout)". Temporal records only an activity's last attempt, with the failure of
+ * the one before it.
+ */
+export async function retriedSteps(handle: WorkflowHandle): Promise<string[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const typeOf = new Map<string, string>();
+  for (const event of events) {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name != null) typeOf.set(String(event.eventId), name);
+  }
+  const retried: string[] = [];
+  for (const event of events) {
+    const started = event.activityTaskStartedEventAttributes;
+    if (started == null || (started.attempt ?? 1) <= 1) continue;
+    const failure = started.lastFailure;
+    const timeout = failure?.timeoutFailureInfo?.timeoutType;
+    const before =
+      timeout != null
+        ? `${proto.temporal.api.enums.v1.TimeoutType[timeout].replace(/^TIMEOUT_TYPE_/, '')} timeout`
+        : (failure?.message ?? '?').slice(0, 80);
+    const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
+    retried.push(`${type} attempt ${String(started.attempt)} (before: ${before})`);
+  }
+  return retried;
+}

@@ -8,7 +8,8 @@
 // helmflow and k3s get all N HelmCharts in one `kubectl apply --server-side`. For each it prints apply → all install
 // Jobs created, apply → all installed (k3s's klipper-helm pods cannot run on the native node), CPU seconds and
 // RSS (idle before the apply → the process's peak) of the controller process, CPU seconds of the Temporal server,
-// then the ratios helmflow/floor and helmflow/k3s and the history events of one helmflow install. Beside them, where
+// then the ratios helmflow/floor and helmflow/k3s, the history events of one helmflow install, and the steps that the
+// ten charts installed last ran more than once (why a tail was slow). Beside them, where
 // the CPU went: the helm processes' own CPU (the floor's, and those the native node ran for helmflow's Jobs) and how
 // busy the whole machine was while each system worked (busy core-seconds over wall time × cores). A second table splits
 // each system's window by process: the stack's etcd, kube-apiserver, kube-controller-manager and native node (its own
@@ -35,7 +36,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { eachLimit } from './each-limit.js';
-import { historyByType } from './history.js';
+import { historyByType, retriedSteps } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -325,12 +326,24 @@ interface HistoryFigures {
   events: number;
   types: string;
   sampled: number[];
+  /** The charts installed last, when (s after the apply) and their steps that ran more than once. */
+  tail: { name: string; seconds: number; retried: string[] }[];
 }
 
+/** How many of the charts installed last the bench looks into: a slow tail shows there. */
+const TAIL = 10;
+
 /** Workflow history events: the chart installed last, read right after, by type; and a spread of charts' lengths. */
-async function historyOf(client: Client, group: ApiGroup, namespace: string, installedAt: Map<string, number>) {
+async function historyOf(
+  client: Client,
+  group: ApiGroup,
+  namespace: string,
+  installedAt: Map<string, number>,
+  start: number,
+) {
   const workflowId = (name: string) => chartWorkflowId({ group, namespace, name });
-  const lastInstalled = [...installedAt].sort((a, b) => b[1] - a[1])[0]?.[0] ?? names[0] ?? '';
+  const latest = [...installedAt].sort((a, b) => b[1] - a[1]).slice(0, TAIL);
+  const lastInstalled = latest[0]?.[0] ?? names[0] ?? '';
   const history = await historyByType(client.workflow.getHandle(workflowId(lastInstalled)));
   const samples = Math.min(20, count);
   const sampled: number[] = [];
@@ -338,10 +351,16 @@ async function historyOf(client: Client, group: ApiGroup, namespace: string, ins
     const name = names[Math.floor((k * count) / samples)] ?? '';
     sampled.push((await client.workflow.getHandle(workflowId(name)).describe()).historyLength);
   }
+  const tail = [];
+  for (const [name, at] of latest) {
+    const retried = await retriedSteps(client.workflow.getHandle(workflowId(name)));
+    tail.push({ name, seconds: (at - start) / 1000, retried });
+  }
   return {
     lastInstalled,
     ...history,
     sampled: sampled.sort((a, b) => a - b),
+    tail,
   } satisfies HistoryFigures;
 }
 
@@ -422,7 +441,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     };
     jobs.stop();
     charts.stop();
-    const history = await historyOf(client, group, namespace, charts.installedAt);
+    const history = await historyOf(client, group, namespace, charts.installedAt, start);
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
     return { figures, history };
@@ -590,6 +609,11 @@ try {
   console.log(
     `history events, ${String(history.sampled.length)} charts spread over the N: min ${String(history.sampled[0])}, median ${String(median)}, max ${String(history.sampled.at(-1))}`,
   );
+  console.log(`the ${String(history.tail.length)} charts installed last, and their steps that ran more than once:`);
+  for (const { name, seconds, retried } of history.tail)
+    console.log(
+      `  ${name} installed at ${seconds.toFixed(1)} s: ${retried.length === 0 ? 'none' : retried.join('; ')}`,
+    );
   console.log(`load average at the end (2 cores, shared): ${load()}`);
 } finally {
   await stopStack(layout, log);
