@@ -20,8 +20,11 @@ export const GRANT_MS = 60_000;
 const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
-/** awaitJobSlot gives up after this and the workflow asks again: no activity of it outlives its timeout. */
-export const SLOT_WAIT_MS = 240_000;
+/**
+ * awaitJobSlot gives up after this and the workflow asks again (prepareInstall, then another wait). Long, because
+ * each round costs a prepareInstall and history events, and its heartbeat, not this, catches a wait that is lost.
+ */
+export const SLOT_WAIT_MS = 25 * 60_000;
 
 /** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
 export class JobSlots {

@@ -77,10 +77,10 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
       {
         ...kubeCall,
         summary: `Wait for one of the --max-running-jobs Job slots for ${prepared.jobName}`,
-        // It ends within 4 minutes. Its heartbeats come at most every 48 s (0.8 × this timeout, as the SDK
-        // throttles them): a heartbeat a second from a thousand waiting charts overwhelmed the dev server's
+        // It ends within 25 minutes (SLOT_WAIT_MS). Its heartbeats come at most every 48 s (0.8 × this timeout, as
+        // the SDK throttles them): heartbeats every 8 s from a thousand waiting charts overwhelmed the dev server's
         // SQLite, and a wait lost on its way to a worker cost its whole start-to-close timeout.
-        startToCloseTimeout: '5 minutes',
+        startToCloseTimeout: '30 minutes',
         heartbeatTimeout: '1 minute',
       },
       [t, prepared.jobName],
