@@ -8,8 +8,8 @@
 // helmflow and k3s get all N HelmCharts in one `kubectl apply --server-side`. For each it prints apply → all install
 // Jobs created, apply → all installed (k3s's klipper-helm pods cannot run on the native node), CPU seconds and
 // RSS (idle before the apply → the process's peak) of the controller process, CPU seconds of the Temporal server,
-// then the ratios helmflow/floor and helmflow/k3s, the history events of one helmflow install, and the steps that the
-// ten charts installed last ran more than once (why a tail was slow). Beside them, where
+// then the ratios helmflow/floor and helmflow/k3s, the history events of one helmflow install, and the steps that ran
+// more than once, over all charts and for the ten installed last (why a tail was slow). Beside them, where
 // the CPU went: the helm processes' own CPU (the floor's, and those the native node ran for helmflow's Jobs) and how
 // busy the whole machine was while each system worked (busy core-seconds over wall time × cores). A second table splits
 // each system's window by process: the stack's etcd, kube-apiserver, kube-controller-manager and native node (its own
@@ -328,6 +328,8 @@ interface HistoryFigures {
   sampled: number[];
   /** The charts installed last, when (s after the apply) and their steps that ran more than once. */
   tail: { name: string; seconds: number; retried: string[] }[];
+  /** Over all N charts: each kind of retried step ("awaitJobSlot attempt 2 (before: HEARTBEAT timeout)"), and by whom. */
+  retried: Map<string, string[]>;
 }
 
 /** How many of the charts installed last the bench looks into: a slow tail shows there. */
@@ -351,16 +353,20 @@ async function historyOf(
     const name = names[Math.floor((k * count) / samples)] ?? '';
     sampled.push((await client.workflow.getHandle(workflowId(name)).describe()).historyLength);
   }
-  const tail = [];
-  for (const [name, at] of latest) {
-    const retried = await retriedSteps(client.workflow.getHandle(workflowId(name)));
-    tail.push({ name, seconds: (at - start) / 1000, retried });
-  }
+  const stepsOf = new Map<string, string[]>();
+  await eachLimit(names, 16, async (name) => {
+    stepsOf.set(name, await retriedSteps(client.workflow.getHandle(workflowId(name))));
+  });
+  const tail = latest.map(([name, at]) => ({ name, seconds: (at - start) / 1000, retried: stepsOf.get(name) ?? [] }));
+  const retried = new Map<string, string[]>();
+  for (const [name, steps] of stepsOf)
+    for (const step of steps) retried.set(step, [...(retried.get(step) ?? []), name]);
   return {
     lastInstalled,
     ...history,
     sampled: sampled.sort((a, b) => a - b),
     tail,
+    retried,
   } satisfies HistoryFigures;
 }
 
@@ -609,6 +615,13 @@ try {
   console.log(
     `history events, ${String(history.sampled.length)} charts spread over the N: min ${String(history.sampled[0])}, median ${String(median)}, max ${String(history.sampled.at(-1))}`,
   );
+  console.log(
+    `steps that ran more than once, over all ${String(count)} charts:${history.retried.size === 0 ? ' none' : ''}`,
+  );
+  for (const [step, charts] of history.retried)
+    console.log(
+      `  ${step}: ${String(charts.length)} (${charts.slice(0, 5).join(', ')}${charts.length > 5 ? ', …' : ''})`,
+    );
   console.log(`the ${String(history.tail.length)} charts installed last, and their steps that ran more than once:`);
   for (const { name, seconds, retried } of history.tail)
     console.log(
