@@ -29,7 +29,9 @@ export const act = proxyActivities<ChartActivities>(kubeCall);
 
 /**
  * Temporal task priority (1 is served first, 3 is the default) for the steps a person is waiting on: a cancel's
- * Job deletion and reports, a retry's reports. They go ahead of every other chart's work on the task queue.
+ * Job deletion and reports, a retry's reports. They go ahead of every other chart's work on the task queue where
+ * the server's priority matcher is on (matching.useNewMatcher; off by default in Temporal 1.29 and on the
+ * embedded stack, which ignores the key).
  */
 export const PERSON_WAITING = { priority: { priorityKey: 1 } } satisfies ActivityOptions;
 
