@@ -2,7 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { Context } from '@temporalio/activity';
 import { JobCreatedCondition } from '../src/api/reasons.js';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
-import { slotFree } from '../src/build/job-slots.js';
+import { SLOT_WAIT_MS, slotFree } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { outcomeOf } from './jobs.js';
@@ -20,11 +20,6 @@ export const GRANT_MS = 60_000;
 const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
-/**
- * awaitJobSlot gives up after this and the workflow asks again (prepareInstall, then another wait). Long, because
- * each round costs a prepareInstall and history events, and its heartbeat, not this, catches a wait that is lost.
- */
-export const SLOT_WAIT_MS = 25 * 60_000;
 
 /** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
 export class JobSlots {

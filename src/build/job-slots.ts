@@ -7,6 +7,13 @@
 /** The --max-running-jobs default, one constant for the settings and the activities that count the slots. */
 export const DEFAULT_MAX_RUNNING_JOBS = 32;
 
+/**
+ * awaitJobSlot gives up after this and the workflow asks again (prepareInstall, then another wait). Long, because
+ * each round costs a prepareInstall and history events, and its heartbeat, not this, catches a wait that is lost.
+ * One home for the activity's loop and the workflow's start-to-close timeout above it.
+ */
+export const SLOT_WAIT_MS = 25 * 60_000;
+
 export interface SlotView {
   /** namespace/name of each running install or crds Job the watch shows. */
   running: readonly string[];
