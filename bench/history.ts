@@ -2,18 +2,29 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
-/** A workflow's history events counted by type, in order of first appearance: "WORKFLOW_TASK_STARTED×5, …". */
-export async function historyByType(handle: WorkflowHandle): Promise<{ events: number; types: string }> {
-  const history = await handle.fetchHistory();
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+
+/** A workflow's history events, read once for all the figures a bench derives from them. */
+export async function historyEvents(handle: WorkflowHandle): Promise<HistoryEvent[]> {
+  return (await handle.fetchHistory()).events ?? [];
+}
+
+/** History events counted by type, in order of first appearance: "WORKFLOW_TASK_STARTED×5, …". */
+export function eventsByType(events: HistoryEvent[]): { events: number; types: string } {
   const types = new Map<string, number>();
-  for (const event of history.events ?? []) {
+  for (const event of events) {
     const name = (proto.temporal.api.enums.v1.EventType[event.eventType ?? 0] ?? '?').replace(/^EVENT_TYPE_/, '');
     types.set(name, (types.get(name) ?? 0) + 1);
   }
   return {
-    events: history.events?.length ?? 0,
+    events: events.length,
     types: [...types].map(([name, n]) => (n === 1 ? name : `${name}×${String(n)}`)).join(', '),
   };
+}
+
+/** A workflow's history events counted by type (see eventsByType). */
+export async function historyByType(handle: WorkflowHandle): Promise<{ events: number; types: string }> {
+  return eventsByType(await historyEvents(handle));
 }
 
 /**
@@ -21,8 +32,7 @@ export async function historyByType(handle: WorkflowHandle): Promise<{ events: n
  * attempt 2 (before: HEARTBEAT timeout)". Temporal records only an activity's last attempt, with the failure of
  * the one before it.
  */
-export async function retriedSteps(handle: WorkflowHandle): Promise<string[]> {
-  const events = (await handle.fetchHistory()).events ?? [];
+export function retriedSteps(events: HistoryEvent[]): string[] {
   const typeOf = new Map<string, string>();
   for (const event of events) {
     const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
