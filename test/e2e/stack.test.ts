@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Connection, WorkflowClient } from '@temporalio/client';
 import { readPins } from '../../src/config/pins.js';
 import { processesUnder } from '../../src/devstack/process.js';
@@ -33,6 +34,13 @@ describe('the embedded stack', () => {
     await startStack(layout, testLog, testStackOptions);
     const after = await stackStatus(layout, testStackOptions);
     expect(after.map((c) => c.pid)).toEqual(before.map((c) => c.pid));
+  });
+
+  it("keeps its Temporal server's SQLite database in write-ahead-log mode", () => {
+    // SQLite's file header says how the database is journalled: bytes 18 and 19 (write and read format
+    // versions) are 1 for the default rollback journal and 2 for a write-ahead log.
+    const header = readFileSync(testLayout().temporalDb).subarray(18, 20);
+    expect([...header]).toEqual([2, 2]);
   });
 
   it('keeps a workflow started on its Temporal server across a stop and start, and stop leaves no process', async () => {
