@@ -2,7 +2,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import proto from '@temporalio/proto';
 
-type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 /** A workflow's history events, read once for all the figures a bench derives from them. */
 export async function historyEvents(handle: WorkflowHandle): Promise<HistoryEvent[]> {

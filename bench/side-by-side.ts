@@ -36,7 +36,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { eachLimit } from './each-limit.js';
-import { eventsByType, historyEvents, retriedSteps } from './history.js';
+import { eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -346,7 +346,7 @@ async function historyOf(
   installedAt: Map<string, number>,
   start: number,
 ) {
-  const eventsOf = new Map<string, Awaited<ReturnType<typeof historyEvents>>>();
+  const eventsOf = new Map<string, HistoryEvent[]>();
   await eachLimit(names, 16, async (name) => {
     eventsOf.set(name, await historyEvents(client.workflow.getHandle(chartWorkflowId({ group, namespace, name }))));
   });
