@@ -1,31 +1,57 @@
-// What bench/people-first.ts says of idle charts' Kubernetes writes: the apiserver's own count of the write
-// requests it served (apiserver_request_total, by verb and resource), taken before and after a window in which
-// nothing changed. Counted by resource, because some writers are not per chart (the Lease that helmflow's leader
-// renews, kube-controller-manager's own). Pure: table-tested in test/unit/apiserver-writes.test.ts.
+// The apiserver's own count of the requests it served (apiserver_request_total), taken before and after a window.
+// bench/people-first.ts counts the writes of idle charts by resource, because some writers are not per chart (the
+// Lease that helmflow's leader renews, kube-controller-manager's own); bench/side-by-side.ts counts every request
+// by verb and resource, to say where each system's apiserver CPU went. Pure: table-tested in
+// test/unit/apiserver-writes.test.ts.
 
 const writeVerbs = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'DELETECOLLECTION', 'APPLY']);
 
-/** Write requests the apiserver has served so far, by resource (with its subresource, as `jobs/status`). */
-export function writesByResource(metrics: string): Map<string, number> {
-  const writes = new Map<string, number>();
+interface RequestSeries {
+  verb: string;
+  /** The resource with its subresource, as `jobs/status`. */
+  resource: string;
+  value: number;
+}
+
+function requestSeries(metrics: string): RequestSeries[] {
+  const series: RequestSeries[] = [];
   for (const line of metrics.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const labels = line.slice(line.indexOf('{') + 1, line.lastIndexOf('}'));
     const label = (name: string) => new RegExp(`(?:^|,)${name}="([^"]*)"`).exec(labels)?.[1] ?? '';
-    if (!writeVerbs.has(label('verb'))) continue;
     const resource = label('subresource') === '' ? label('resource') : `${label('resource')}/${label('subresource')}`;
-    const value = Number(line.slice(line.lastIndexOf('}') + 1).trim());
-    writes.set(resource, (writes.get(resource) ?? 0) + value);
+    series.push({ verb: label('verb'), resource, value: Number(line.slice(line.lastIndexOf('}') + 1).trim()) });
   }
-  return writes;
+  return series;
 }
 
-/** What `after` counted more than `before`, by resource; resources with no new writes are left out. */
-export function writesBetween(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
+function sumBy(series: RequestSeries[], key: (s: RequestSeries) => string | undefined): Map<string, number> {
+  const sums = new Map<string, number>();
+  for (const s of series) {
+    const k = key(s);
+    if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + s.value);
+  }
+  return sums;
+}
+
+/** Write requests the apiserver has served so far, by resource (with its subresource, as `jobs/status`). */
+export function writesByResource(metrics: string): Map<string, number> {
+  return sumBy(requestSeries(metrics), (s) => (writeVerbs.has(s.verb) ? s.resource : undefined));
+}
+
+/** Every request the apiserver has served so far, by verb and resource (`LIST secrets`, `PUT jobs/status`). */
+export function requestsByVerb(metrics: string): Map<string, number> {
+  return sumBy(requestSeries(metrics), (s) =>
+    s.resource === '' ? `${s.verb} (no resource)` : `${s.verb} ${s.resource}`,
+  );
+}
+
+/** What `after` counted more than `before`, by key; keys with nothing new are left out. */
+export function requestsBetween(before: Map<string, number>, after: Map<string, number>): Map<string, number> {
   const between = new Map<string, number>();
-  for (const [resource, count] of after) {
-    const more = count - (before.get(resource) ?? 0);
-    if (more > 0) between.set(resource, more);
+  for (const [key, count] of after) {
+    const more = count - (before.get(key) ?? 0);
+    if (more > 0) between.set(key, more);
   }
   return between;
 }

@@ -32,7 +32,7 @@ const { apply, helmChart, readHelmChart } = await import('../test/e2e/support/he
 const { clients, freshNamespace, kubectl } = await import('./../test/e2e/support/kube.js');
 const { describeMemory, idleRssMiB, installMany, memoryOf, startRun } = await import('./helmflow-run.js');
 const { countsBetween, describeCounts, longestSilence, operationCounts, sentBy } = await import('./flood.js');
-const { writesBetween, writesByResource } = await import('./apiserver-writes.js');
+const { requestsBetween, writesByResource } = await import('./apiserver-writes.js');
 const { seriesValue } = await import('./prometheus-text.js');
 const { mib, peakRssBytes } = await import('./proc.js');
 
@@ -228,7 +228,7 @@ try {
   await nextSweep();
   await nextSweep();
   const idleEvents = (await historyEvents()) - idleFrom.events;
-  const idleWrites = writesBetween(idleFrom.writes, apiserverWrites());
+  const idleWrites = requestsBetween(idleFrom.writes, apiserverWrites());
   const idleHours = (Date.now() - idleFrom.at) / 3_600_000;
   const chartHours = count * idleHours;
   const perResource = [...idleWrites].map(([resource, n]) => `${resource} ${String(n)}`).join(', ') || 'none';

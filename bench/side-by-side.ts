@@ -14,12 +14,15 @@
 // busy the whole machine was while each system worked (busy core-seconds over wall time × cores). A second table splits
 // each system's window by process: the stack's etcd, kube-apiserver, kube-controller-manager and native node (its own
 // CPU; its ended children are the helm processes), Temporal, the controller and helm, against the machine's busy total.
+// A third counts the requests the apiserver served in each window per chart, by verb and resource (its own
+// apiserver_request_total, from every client), so the apiserver's CPU can be traced to who asks it what.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
@@ -35,6 +38,7 @@ import { readPid } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
+import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
 import { eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
@@ -97,6 +101,8 @@ interface Figures {
   busy: { seconds: number; wallMs: number };
   /** CPU seconds of the stack's other components over the same window. */
   stack: StackCpu;
+  /** Requests the apiserver served over the same window, by verb and resource, from every client. */
+  requests: Map<string, number>;
 }
 
 /** The machine's busy core-seconds from now, and the wall time, for Figures.busy. */
@@ -105,12 +111,25 @@ function busySince(): () => Figures['busy'] {
   return () => ({ seconds: machineBusySeconds() - busy0, wallMs: Date.now() - start });
 }
 
-/** A command's exit, run without blocking this process (its watches time what they see as it happens). */
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string): Promise<void> {
+/**
+ * A command's exit, run without blocking this process (its watches time what they see as it happens). With
+ * `onLine`, each line it prints is counted there (kubectl apply prints one per object, so a slow apply shows where).
+ */
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  input?: string,
+  onLine?: () => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       env: { ...process.env, KUBECONFIG: layout.adminKubeconfig, ...env },
-      stdio: ['pipe', 'ignore', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    // Read even when nobody counts, so kubectl never blocks on a full pipe.
+    child.stdout.on('data', (chunk: Buffer) => {
+      for (const byte of chunk) if (byte === 0x0a) onLine?.();
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
@@ -131,42 +150,54 @@ async function applyCharts(
   group: ApiGroup,
   namespace: string,
   annotations: Record<string, string> = {},
+  applied: { count: number } = { count: 0 },
 ): Promise<void> {
   const objects = names.map((name) => ({
     ...helmChart(namespace, name, { chartContent: chart.chartContent }, { annotations }),
     apiVersion: `${group}/v1`,
   }));
   const yaml = objects.map((object) => stringify(object)).join('---\n');
-  await run(toolPaths().kubectl, ['apply', '--server-side', '--field-manager=bench', '-f', '-'], {}, yaml);
+  const args = ['apply', '--server-side', '--field-manager=bench', '-f', '-'];
+  await run(toolPaths().kubectl, args, {}, yaml, () => (applied.count += 1));
 }
 
-/** When each HelmChart of `namespace` was first seen Installed at its current generation, by a watch. */
+/**
+ * When each HelmChart of `namespace` was first seen Installed at its current generation, by a watch. A watch the
+ * apiserver ends (it closes those it finds unresponsive under load) is started again, and says so on stderr: its
+ * first events list every chart, so one installed meanwhile is timed when the new watch sees it (late by the gap).
+ */
 async function watchInstalled(group: ApiGroup, namespace: string) {
   const installedAt = new Map<string, number>();
-  let ended: unknown;
   let stopped = false;
-  const request = await new Watch(kubeConfig()).watch(
-    `/apis/${group}/v1/namespaces/${namespace}/helmcharts`,
-    {},
-    (_type: string, object: HelmChart) => {
-      const { name, generation } = object.metadata;
-      const current = object.status?.observedGeneration === generation;
-      if (object.status?.phase === 'Installed' && current && !installedAt.has(name)) installedAt.set(name, Date.now());
-    },
-    (err: unknown) => {
-      if (!stopped) ended = err ?? new Error('the HelmChart watch ended');
-    },
-  );
+  let request: { abort: () => void } | undefined;
+  const onEvent = (_type: string, object: HelmChart) => {
+    const { name, generation } = object.metadata;
+    const current = object.status?.observedGeneration === generation;
+    if (object.status?.phase === 'Installed' && current && !installedAt.has(name)) installedAt.set(name, Date.now());
+  };
+  const start = async (): Promise<void> => {
+    request = await new Watch(kubeConfig()).watch(
+      `/apis/${group}/v1/namespaces/${namespace}/helmcharts`,
+      {},
+      onEvent,
+      (err: unknown) => {
+        if (stopped) return;
+        const why = err instanceof Error ? err.message : 'closed';
+        console.error(`the HelmChart watch of ${namespace} ended (${why}); starting it again`);
+        const again = () => void start().catch(() => setTimeout(again, 1_000));
+        again();
+      },
+    );
+  };
+  await start();
   return {
     installedAt,
     /** The time the last of all N was installed, once all are. */
-    allInstalled: (): number | undefined => {
-      if (ended !== undefined) throw new Error(`the HelmChart watch of ${namespace} ended early`);
-      return installedAt.size === count ? Math.max(...installedAt.values()) : undefined;
-    },
+    allInstalled: (): number | undefined =>
+      installedAt.size === count ? Math.max(...installedAt.values()) : undefined,
     stop: () => {
       stopped = true;
-      request.abort();
+      request?.abort();
     },
   };
 }
@@ -182,14 +213,17 @@ const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): numb
 /** How far a system is, on stderr every 15 s while it works, so a long run shows life (and where it stalls). */
 /**
  * What may slow a controller down, sampled every 2 s while it works: the longest event-loop stall of the helmflow
- * process in each interval (prom-client's nodejs_eventloop_lag_max_seconds, reset at each scrape of its /metrics)
- * and how long the apiserver took to answer one GET (of a namespace) from this process. The worst of each since the last
+ * process in each interval (prom-client's nodejs_eventloop_lag_max_seconds, reset at each scrape of its /metrics),
+ * how long the apiserver took to answer one GET (of a namespace) from this process, and this process's own
+ * event-loop delay (its watches count what they see when they see it). The worst of each since the last
  * progress line is printed with it, so a controller that stops leading can be told apart: its own event loop, or
  * an apiserver that does not answer.
  */
 function sampleSlowness(metricsUrl: string | undefined): { line: () => string; stop: () => void } {
   let worstLag = 0;
   let worstApi = 0;
+  const ownLoop = monitorEventLoopDelay({ resolution: 20 });
+  ownLoop.enable();
   const { core } = clients();
   const sample = async () => {
     if (metricsUrl !== undefined) {
@@ -206,12 +240,15 @@ function sampleSlowness(metricsUrl: string | undefined): { line: () => string; s
   return {
     line: () => {
       const lag = metricsUrl === undefined ? '' : `; worst event-loop stall ${worstLag.toFixed(1)} s`;
-      const text = `${lag}; slowest apiserver GET ${(worstApi / 1000).toFixed(1)} s`;
+      const own = `; the bench's own worst event-loop delay ${(ownLoop.max / 1e9).toFixed(1)} s`;
+      const text = `${lag}; slowest apiserver GET ${(worstApi / 1000).toFixed(1)} s${own}`;
       [worstLag, worstApi] = [0, 0];
+      ownLoop.reset();
       return text;
     },
     stop: () => {
       clearInterval(timer);
+      ownLoop.disable();
     },
   };
 }
@@ -285,6 +322,27 @@ function stackCpuSince(): () => StackCpu {
   return () => eachComponent((component) => cpuSeconds(stackPid(component)) - start[component]);
 }
 
+/** The apiserver's own request counts (its /metrics), by verb and resource. */
+function apiserverRequests(): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      toolPaths().kubectl,
+      ['get', '--raw', '/metrics'],
+      { env: { ...process.env, KUBECONFIG: layout.adminKubeconfig }, maxBuffer: 256 * 1024 * 1024 },
+      (err, stdout) => {
+        if (err === null) resolve(requestsByVerb(stdout));
+        else reject(new Error(`kubectl get --raw /metrics: ${err.message}`));
+      },
+    );
+  });
+}
+
+/** The requests the apiserver serves from now, for Figures.requests; taken beside busySince. */
+async function requestsSince(): Promise<() => Promise<Map<string, number>>> {
+  const before = await apiserverRequests();
+  return async () => requestsBetween(before, await apiserverRequests());
+}
+
 async function floor(): Promise<Figures> {
   const namespace = 'bench-floor';
   await createNamespace(namespace);
@@ -294,6 +352,7 @@ async function floor(): Promise<Figures> {
     HELM_CONFIG_HOME: path.join(home, 'config'),
     HELM_DATA_HOME: path.join(home, 'data'),
   };
+  const requests = await requestsSince();
   const [temporal0, helm0, start] = [cpuSeconds(temporalPid()), endedChildrenCpuSeconds(), Date.now()];
   const [busy, stack] = [busySince(), stackCpuSince()];
   await eachLimit(names, floorParallelism, (name) =>
@@ -315,6 +374,7 @@ async function floor(): Promise<Figures> {
     helmCpu,
     busy: busy(),
     stack: stack(),
+    requests: await requests(),
   };
   rmSync(home, { recursive: true, force: true });
   await deleteNamespace(namespace);
@@ -412,19 +472,23 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const rssIdle = await idleRss(pid);
     const jobs = await watchJobs(namespace);
     const charts = await watchInstalled(group, namespace);
+    const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
     const [helm0, busy, stack] = [endedChildrenCpuSeconds(nativeNodePid()), busySince(), stackCpuSince()];
-    await applyCharts(group, namespace, skipPreflight ? { [`${group}/preflight`]: 'skip' } : {});
-    const applyMs = Date.now() - start;
+    const applied = { count: 0, done: false };
     const slowness = sampleSlowness(`http://127.0.0.1:${String(settings.httpPort)}/metrics`);
     const progress = reportProgress('helmflow', start, () => {
       const created = new Set(jobs.added.map((job) => job.name)).size;
-      return `${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}${slowness.line()}`;
+      const applying = applied.done ? '' : `kubectl has applied ${String(applied.count)}, `;
+      return `${applying}${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}${slowness.line()}`;
     });
     const quiet = () => {
       progress();
       slowness.stop();
     };
+    await applyCharts(group, namespace, skipPreflight ? { [`${group}/preflight`]: 'skip' } : {}, applied);
+    applied.done = true;
+    const applyMs = Date.now() - start;
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
     const cpuToJobs = cpuSeconds(pid) - cpu0;
     const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
@@ -445,6 +509,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       helmCpu: endedChildrenCpuSeconds(nativeNodePid()) - helm0,
       busy: busy(),
       stack: stack(),
+      requests: await requests(),
     };
     jobs.stop();
     charts.stop();
@@ -471,6 +536,7 @@ async function k3s(): Promise<Figures> {
     await waitFor('k3s helm-controller to start', controller.isStarted, { timeoutMs: 120_000 });
     const rssIdle = await idleRss(controller.pid);
     const jobs = await watchJobs(namespace);
+    const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
     const [busy, stack] = [busySince(), stackCpuSince()];
     await applyCharts('helm.cattle.io', namespace);
@@ -495,6 +561,7 @@ async function k3s(): Promise<Figures> {
       temporalUsed: false,
       busy: busy(),
       stack: stack(),
+      requests: await requests(),
     };
   } finally {
     await controller.stop();
@@ -578,6 +645,26 @@ function printHelmflowPerChart(r: Figures): void {
   );
 }
 
+/** How many rows of requests per chart the third table shows: the most frequent of any system. */
+const REQUEST_ROWS = 20;
+
+function printRequestsPerChart(rows: Figures[]): void {
+  const kinds = new Set(rows.flatMap((r) => [...r.requests.keys()]));
+  const most = (kind: string) => Math.max(...rows.map((r) => r.requests.get(kind) ?? 0));
+  const shown = [...kinds].sort((a, b) => most(b) - most(a)).slice(0, REQUEST_ROWS);
+  const perChart = (n: number) => (n === 0 ? '—' : (n / count).toFixed(2));
+  console.log(
+    `\nrequests the apiserver served per chart (÷ ${String(count)}) over each system's window, from every client` +
+      ` (the bench's own watches and its GET of a namespace every 2 s included), the ${String(shown.length)} most frequent:\n`,
+  );
+  console.log(`| verb resource | ${rows.map((r) => r.system).join(' | ')} |`);
+  console.log(`|---|${rows.map(() => '---|').join('')}`);
+  const total = (r: Figures) => [...r.requests.values()].reduce((sum, n) => sum + n, 0);
+  console.log(`| all requests | ${rows.map((r) => perChart(total(r))).join(' | ')} |`);
+  for (const kind of shown)
+    console.log(`| ${kind} | ${rows.map((r) => perChart(r.requests.get(kind) ?? 0)).join(' | ')} |`);
+}
+
 await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
 await startStack(layout, log);
@@ -601,6 +688,7 @@ try {
   );
   printWhereCpuWent([floorFigures, hf, k3sFigures]);
   printHelmflowPerChart(hf);
+  printRequestsPerChart([floorFigures, hf, k3sFigures]);
   console.log(
     "\nThe native node's own CPU excludes its ended children (the helm column). Machine busy less the sum is what" +
       ' no column names: this bench process (its watches, its kubectl apply) and anything else the machine ran.',

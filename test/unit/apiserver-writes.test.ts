@@ -1,4 +1,4 @@
-import { writesBetween, writesByResource } from '../../bench/apiserver-writes.js';
+import { requestsBetween, requestsByVerb, writesByResource } from '../../bench/apiserver-writes.js';
 
 const scrape = (lines: string[]) =>
   ['# HELP apiserver_request_total [STABLE] Counter of apiserver requests', ...lines, 'other_metric 9'].join('\n');
@@ -26,6 +26,22 @@ describe("the people-first bench's count of Kubernetes writes", () => {
     });
   });
 
+  it('counts every request by verb and resource, requests without a resource apart', () => {
+    const metrics = scrape([
+      'apiserver_request_total{code="201",component="apiserver",group="batch",resource="jobs",scope="resource",subresource="",verb="POST",version="v1"} 3',
+      'apiserver_request_total{code="409",component="apiserver",group="batch",resource="jobs",scope="resource",subresource="",verb="POST",version="v1"} 2',
+      'apiserver_request_total{code="200",component="apiserver",group="batch",resource="jobs",scope="resource",subresource="status",verb="PUT",version="v1"} 4',
+      'apiserver_request_total{code="200",component="apiserver",group="",resource="secrets",scope="namespace",subresource="",verb="LIST",version="v1"} 1000',
+      'apiserver_request_total{code="200",component="apiserver",group="",resource="",scope="",subresource="",verb="GET",version=""} 8',
+    ]);
+    expect(Object.fromEntries(requestsByVerb(metrics))).toEqual({
+      'POST jobs': 5,
+      'PUT jobs/status': 4,
+      'LIST secrets': 1000,
+      'GET (no resource)': 8,
+    });
+  });
+
   it('counts what was written between two scrapes, leaving out what did not move', () => {
     const before = new Map([
       ['leases', 12],
@@ -36,6 +52,6 @@ describe("the people-first bench's count of Kubernetes writes", () => {
       ['helmcharts/status', 5],
       ['events', 1],
     ]);
-    expect(Object.fromEntries(writesBetween(before, after))).toEqual({ leases: 8, events: 1 });
+    expect(Object.fromEntries(requestsBetween(before, after))).toEqual({ leases: 8, events: 1 });
   });
 });
