@@ -17,6 +17,11 @@ const RESERVED_MS = 10_000;
  * slot went to another chart, and the chart waited again.
  */
 export const GRANT_MS = 60_000;
+/**
+ * How long prepareInstall holds the slot it takes before applying the chart's identity and inputs; it takes it
+ * again, for RESERVED_MS, right before it creates the Job. A prepareInstall that fails in between keeps it no longer.
+ */
+export const PREPARE_HOLD_MS = 30_000;
 const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;

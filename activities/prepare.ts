@@ -6,7 +6,7 @@ import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { reportWaitingForSlot, takeJobSlot } from './job-slots.js';
+import { PREPARE_HOLD_MS, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
 import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
@@ -18,7 +18,8 @@ import { jobCreatedStatus } from '../workflows/status-updates.js';
  * meanwhile cannot reach the Job unchecked. Idempotent: a retry after a crash applies the same objects and finds
  * its own Job, then writes JobCreated (phase Installing) on the chart. Heartbeats between steps, so a worker that
  * dies here is replaced within the heartbeat timeout. While --max-running-jobs of helmflow's install Jobs run it
- * creates none: it says so on the chart and returns `noSlot` (the workflow waits in awaitJobSlot).
+ * applies nothing and creates no Job: it says so on the chart and returns `noSlot` (the workflow waits in
+ * awaitJobSlot, then calls it again), so a chart that waits applies its identity and inputs once, not twice.
  * A chartContent chart's crds/ are compared here, from its archive (compareArchiveCrds): before an upgrade that
  * would leave CRDs behind no Job is created (`crdsStale`). For a chart fetched by helm, before an upgrade whose
  * crds/ are to be compared first (crdsStepOf), the Job it creates is helm-crds-<name> instead, and the workflow
@@ -41,19 +42,24 @@ export async function prepareInstall(
     const behind = await compareArchiveCrds(deps, target, input.chart, `${plan.objects.digest}/${attempt}`);
     if (behind !== undefined) return { state: 'crdsStale', generation, behind };
   }
+  const crdsFirst = fetched && (await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds));
+  const built = crdsFirst ? plan.objects.crdsJob : plan.objects.job;
+  const jobName = built.metadata?.name ?? '';
+  const noSlot = async (running: number): Promise<Preparation> => {
+    await reportWaitingForSlot(deps, target, input.chart, jobName, running);
+    return { state: 'noSlot', generation, jobName };
+  };
+  // The slot first: a chart that will wait applies nothing now, only when it is called again with a slot. Held
+  // PREPARE_HOLD_MS, long enough to apply under load, and taken again below, for RESERVED_MS from the Job's creation.
+  const first = await takeJobSlot(deps, target, jobName, PREPARE_HOLD_MS);
+  if (!first.taken) return noSlot(first.running);
   heartbeat('identity');
   await ensureJobIdentity(deps, input.chart, plan.objects);
   heartbeat('install inputs');
   await applyInstallInputs(deps, input.chart, plan.objects);
   heartbeat('job');
-  const crdsFirst = fetched && (await comparesCrdsFirst(deps, input.chart, plan.objects.digest, crds));
-  const built = crdsFirst ? plan.objects.crdsJob : plan.objects.job;
-  const jobName = built.metadata?.name ?? '';
   const slot = await takeJobSlot(deps, target, jobName);
-  if (!slot.taken) {
-    await reportWaitingForSlot(deps, target, input.chart, jobName, slot.running);
-    return { state: 'noSlot', generation, jobName };
-  }
+  if (!slot.taken) return noSlot(slot.running);
   const job = await createAttemptJob(deps, target, built, attempt);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');

@@ -188,7 +188,30 @@ describe('prepareInstall', () => {
     });
   });
 
-  it('creates no Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
+  it('takes the last slot before applying anything: of two charts prepared at once, one applies and the other waits', async () => {
+    const slots = new JobSlots(1);
+    const prepare = async (name: string) => {
+      const chart = helmChart(valid.spec, { name, generation: 3, uid: `uid-${name}` });
+      const { deps, seen } = fakeCluster(chart, chart);
+      Object.assign(deps, { slots });
+      const result = await new MockActivityEnvironment().run(
+        prepareInstall,
+        deps,
+        {
+          ref: { ...target.ref, name },
+          uid: `uid-${name}`,
+        },
+        1,
+      );
+      return { state: result.state, applied: seen.applied };
+    };
+    const [a, b] = await Promise.all([prepare('a'), prepare('b')]);
+    expect([a.state, b.state].sort()).toEqual(['noSlot', 'started']);
+    const waiting = a.state === 'noSlot' ? a : b;
+    expect(waiting.applied).toEqual([]);
+  });
+
+  it('applies nothing and creates no Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
     const { deps, seen } = fakeCluster(valid, valid);
     const running = {
       metadata: {
@@ -202,8 +225,8 @@ describe('prepareInstall', () => {
     const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
     expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-install-podinfo' });
     expect(seen.jobs).toEqual([]);
-    // Its identity and values are ready for when a slot frees.
-    expect(seen.applied).toContain('Secret/chart-values-podinfo');
+    // Its identity and values are applied once, when it is called again with a slot free, not now and again then.
+    expect(seen.applied).toEqual([]);
     expect(seen.statuses).toEqual([
       { conditions: [expect.objectContaining({ type: 'JobCreated', status: 'False', reason: 'WaitingForJobSlot' })] },
     ]);
