@@ -194,7 +194,7 @@ describe('prepareInstall', () => {
       const chart = helmChart(valid.spec, { name, generation: 3, uid: `uid-${name}` });
       const { deps, seen } = fakeCluster(chart, chart);
       Object.assign(deps, { slots });
-      const result = await new MockActivityEnvironment().run(
+      const result: Preparation = await new MockActivityEnvironment().run(
         prepareInstall,
         deps,
         {
