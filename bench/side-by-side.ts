@@ -210,7 +210,6 @@ const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): numb
   return names.size === count ? Math.max(...installs.map((job) => job.seenAt)) : undefined;
 };
 
-/** How far a system is, on stderr every 15 s while it works, so a long run shows life (and where it stalls). */
 /**
  * What may slow a controller down, sampled every 2 s while it works: the longest event-loop stall of the helmflow
  * process in each interval (prom-client's nodejs_eventloop_lag_max_seconds, reset at each scrape of its /metrics),
@@ -253,6 +252,7 @@ function sampleSlowness(metricsUrl: string | undefined): { line: () => string; s
   };
 }
 
+/** How far a system is, on stderr every 15 s while it works, so a long run shows life (and where it stalls). */
 function reportProgress(system: string, start: number, line: () => string): () => void {
   const timer = setInterval(() => {
     console.error(`[${system} +${String(Math.round((Date.now() - start) / 1000))} s] ${line()}`);
