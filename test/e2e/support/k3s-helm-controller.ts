@@ -48,7 +48,7 @@ export interface RunningK3sHelmController {
   pid: number;
   /** True once it has led and started its controllers (its log says so); throws if it exited before that. */
   isStarted: () => boolean;
-  /** Settles when the process exits. */
+  /** Settles when the process has exited and all its output is in the log. */
   done: Promise<void>;
   /** SIGTERM (it releases its Lease on the way out), then SIGKILL after 10 s; resolves once it is gone. */
   stop: () => Promise<void>;
@@ -59,8 +59,10 @@ export function startK3sHelmController(options: K3sHelmControllerOptions): Runni
   const args = ['--kubeconfig', options.kubeconfig, '--controller-name', options.controllerName ?? 'helm-controller'];
   const child = spawn(ensureK3sHelmController(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const log = createWriteStream(options.logFile, { flags: 'a' });
-  child.stdout.pipe(log);
-  child.stderr.pipe(log);
+  // Two sources into one file: neither may end it, or the other's last output is a write after end (an uncaught
+  // error that fails whichever test is running). It is ended once both have closed.
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
   const { pid } = child;
   if (pid === undefined) throw new Error(`could not start ${args[0] ?? 'k3s helm-controller'}`);
   let tail = '';
@@ -69,8 +71,10 @@ export function startK3sHelmController(options: K3sHelmControllerOptions): Runni
     tail = (tail + chunk.toString()).slice(-4000);
     started ||= tail.includes('All controllers have been started');
   });
+  // 'close', not 'exit': output can still arrive after the process exits; 'close' follows the end of both streams.
   const done = new Promise<void>((resolve) => {
-    child.on('exit', () => {
+    child.on('close', () => {
+      log.end();
       resolve();
     });
   });
@@ -90,7 +94,6 @@ export function startK3sHelmController(options: K3sHelmControllerOptions): Runni
       }, 10_000);
       await done;
       clearTimeout(killer);
-      log.end();
     },
   };
 }
