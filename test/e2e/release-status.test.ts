@@ -48,6 +48,16 @@ async function releaseAt(
   );
 }
 
+/** A chart `moved` installed and upgraded once (release revision 2) in a fresh namespace, for a rollback by hand. */
+async function movedAtRevision2(prefix: string): Promise<string> {
+  const ns = await freshNamespace(prefix);
+  apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'one' } }));
+  await chartInstalled(ns, 'moved');
+  apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'two' } }));
+  await releaseAt(ns, 'moved', (r) => r.revision === 2);
+  return ns;
+}
+
 describe('the release as it is, in the HelmChart status', () => {
   it('records revision, status, chart, versions, time and a values hash (never the values) after each install', async () => {
     const ns = await freshNamespace('release');
@@ -130,11 +140,7 @@ describe('the release as it is, in the HelmChart status', () => {
   });
 
   it('a release moved behind helmflow (helm rollback by hand) reaches the status at the next resync', async () => {
-    const ns = await freshNamespace('drift');
-    apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'one' } }));
-    await chartInstalled(ns, 'moved');
-    apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'two' } }));
-    await releaseAt(ns, 'moved', (r) => r.revision === 2);
+    const ns = await movedAtRevision2('drift');
 
     expect(helm(['rollback', 'moved', '1', '-n', ns]).status).toBe(0);
     const release = await releaseAt(ns, 'moved', (r) => r.revision === 3);
@@ -144,11 +150,7 @@ describe('the release as it is, in the HelmChart status', () => {
 
   // Last: it stops the controller this file started.
   it('a release moved while no controller ran reaches the status when a controller starts', async () => {
-    const ns = await freshNamespace('restart');
-    apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'one' } }));
-    await chartInstalled(ns, 'moved');
-    apply(helmChart(ns, 'moved', { chartContent: chart.chartContent, set: { greeting: 'two' } }));
-    await releaseAt(ns, 'moved', (r) => r.revision === 2);
+    const ns = await movedAtRevision2('restart');
 
     await helmflow.stopController();
     expect(helm(['rollback', 'moved', '1', '-n', ns]).status).toBe(0);
