@@ -17,7 +17,9 @@
 // A third counts the requests the apiserver served in each window per chart, by verb and resource (its own
 // apiserver_request_total, from every client), so the apiserver's CPU can be traced to who asks it what.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
-// Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]   (default 100; needs `npm run setup` and `npm run build`;
+// `--max-running-jobs N` runs helmflow with that cap on its install Jobs running at once (default: helmflow's own).
+// Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N]
+//   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -47,9 +49,10 @@ import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBy
 // Any other argument starts the whole bench (100 charts by default), so --help must answer before the stack starts.
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(
-    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight]\n' +
-      '  --charts N          how many tiny charts each system installs (default 100)\n' +
-      "  --skip-preflight    annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
+    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N]\n' +
+      '  --charts N              how many tiny charts each system installs (default 100)\n' +
+      "  --skip-preflight        annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
+      "  --max-running-jobs N    helmflow's cap on install Jobs running at once (default: helmflow's default)\n" +
       'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
       '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
   );
@@ -71,6 +74,11 @@ const count = chartsAt === -1 ? 100 : Number(process.argv[chartsAt + 1]);
 if (!Number.isInteger(count) || count < 1) throw new Error('--charts takes a whole number of charts');
 const floorParallelism = 8;
 const skipPreflight = process.argv.includes('--skip-preflight');
+const capAt = process.argv.indexOf('--max-running-jobs');
+const maxRunningJobs = capAt === -1 ? undefined : Number(process.argv[capAt + 1]);
+if (maxRunningJobs !== undefined && (!Number.isInteger(maxRunningJobs) || maxRunningJobs < 1)) {
+  throw new Error('--max-running-jobs takes a whole number of at least 1');
+}
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();
@@ -458,7 +466,12 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
   const namespace = 'bench-helmflow';
   await installCrds(group);
   await createNamespace(namespace);
-  const settings = helmflowSettings({ ...productionLeaseTimings(), group, httpPort: await freePort() });
+  const settings = helmflowSettings({
+    ...productionLeaseTimings(),
+    group,
+    httpPort: await freePort(),
+    ...(maxRunningJobs === undefined ? {} : { maxRunningJobs }),
+  });
   const running = spawnHelmflow('run', settings);
   const pid = running.child.pid ?? -1;
   const connection = await Connection.connect({ address: layout.temporalAddress });
@@ -494,7 +507,9 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const installedAt = await waitFor('all charts installed', charts.allInstalled, { timeoutMs: deadlineMs });
     quiet();
     const figures: Figures = {
-      system: `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}`,
+      system:
+        `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}` +
+        `, at most ${String(settings.maxRunningJobs)} Jobs running`,
       applyMs,
       jobsMs: jobsAt - start,
       installedMs: installedAt - start,
