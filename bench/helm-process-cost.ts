@@ -1,0 +1,153 @@
+// What one helm process costs, by what it does, against a fresh embedded stack of the bench's own (issue 10: helm is
+// most of helmflow's CPU per chart, and each install Job runs helm twice). N rounds, each running, one after the
+// other, with fresh helm state as a Job's emptyDir gives it:
+//  - `helm version`: starting the process, nothing else;
+//  - `helm template` of the chart, locally: start and render;
+//  - pre-flight as an install Job runs it: `helm template --dry-run=server --output-dir …`;
+//  - `helm upgrade --install --wait` of a new release, with its own empty kube cache (as each Job container has
+//    today: a HOME of its own), and of another new release whose kube cache a pre-flight of it filled (what the
+//    two containers of one Job would have sharing `KUBECACHEDIR` on its emptyDir); the two alternate first.
+// For each it prints the median, min and max CPU seconds (user + system, as the kernel counts the ended process,
+// to its 10 ms tick) and the apiserver requests in each process's window (its apiserver_request_total, less the
+// bench's own reads of /metrics; the stack's own background requests are in them: `helm version`, which asks the
+// apiserver nothing, shows how many).
+// Run: npx tsx bench/helm-process-cost.ts [--rounds N]   (default 20; needs `npm run setup`;
+//   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-helm-stack, +3100)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pino } from 'pino';
+import { readPins, toolPaths } from '../src/config/pins.js';
+import { startStack, stopStack } from '../src/devstack/stack.js';
+import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
+import { endedChildrenCpuSeconds } from './proc.js';
+
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  console.log('usage: npx tsx bench/helm-process-cost.ts [--rounds N]   (default 20; needs `npm run setup`)');
+  process.exit(0);
+}
+process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-helm-stack');
+process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3100';
+const { buildChart } = await import('../test/e2e/support/charts.js');
+const { freshNamespace } = await import('../test/e2e/support/kube.js');
+const { testLayout } = await import('../test/e2e/support/stack.js');
+
+const roundsAt = process.argv.indexOf('--rounds');
+const rounds = roundsAt === -1 ? 20 : Number(process.argv[roundsAt + 1]);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number of at least 1');
+
+const layout = testLayout();
+const log = pino({ level: 'warn' });
+const helm = toolPaths().helm;
+
+function apiserverRequests(): Map<string, number> {
+  const metrics = execFileSync(toolPaths().kubectl, ['get', '--raw', '/metrics'], {
+    env: { ...process.env, KUBECONFIG: layout.adminKubeconfig },
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return requestsByVerb(metrics);
+}
+
+interface Sample {
+  cpu: number;
+  requests: number;
+}
+
+/** Runs helm once with the state of a fresh Job container (and `kubeCache` as KUBECACHEDIR, if given). */
+function runHelm(args: string[], kubeCache?: string): Sample {
+  const home = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-helm-home-'));
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: home,
+    KUBECONFIG: layout.adminKubeconfig,
+    HELM_CACHE_HOME: path.join(home, 'cache'),
+    HELM_CONFIG_HOME: path.join(home, 'config'),
+    HELM_DATA_HOME: path.join(home, 'data'),
+    ...(kubeCache === undefined ? {} : { KUBECACHEDIR: kubeCache }),
+  };
+  const before = apiserverRequests();
+  const cpu0 = endedChildrenCpuSeconds();
+  const result = spawnSync(helm, args, { env, encoding: 'utf8', cwd: home });
+  const cpu = endedChildrenCpuSeconds() - cpu0;
+  if (result.status !== 0) throw new Error(`helm ${args.join(' ')}: ${result.stderr}`);
+  const between = requestsBetween(before, apiserverRequests());
+  between.delete('GET (no resource)'); // the bench's own read of /metrics
+  rmSync(home, { recursive: true, force: true });
+  return { cpu, requests: [...between.values()].reduce((a, b) => a + b, 0) };
+}
+
+await stopStack(layout, log);
+rmSync(layout.stateDir, { recursive: true, force: true });
+await startStack(layout, log);
+try {
+  const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });
+  const namespace = await freshNamespace('bench-helm-cost');
+  const out = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-helm-out-'));
+  const preflight = (release: string) => [
+    'template',
+    release,
+    chart.path,
+    '--namespace',
+    namespace,
+    '--dry-run=server',
+    '--output-dir',
+    out,
+  ];
+  const upgrade = (release: string) => [
+    'upgrade',
+    '--install',
+    release,
+    chart.path,
+    '--namespace',
+    namespace,
+    '--wait',
+    '--timeout',
+    '300s',
+  ];
+  const kinds = [
+    'helm version',
+    'helm template (local)',
+    'pre-flight: helm template --dry-run=server',
+    'helm upgrade --install --wait, its own kube cache',
+    'helm upgrade --install --wait, after a pre-flight in the same kube cache',
+  ] as const;
+  const samples = new Map<string, Sample[]>(kinds.map((k) => [k, []]));
+  const add = (kind: (typeof kinds)[number], sample: Sample) => samples.get(kind)?.push(sample);
+  for (let i = 0; i < rounds; i++) {
+    add(kinds[0], runHelm(['version']));
+    add(kinds[1], runHelm(['template', `local-${String(i)}`, chart.path]));
+    const separate = () => add(kinds[3], runHelm(upgrade(`own-${String(i)}`)));
+    const shared = () => {
+      const kubeCache = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-kube-cache-'));
+      add(kinds[2], runHelm(preflight(`shared-${String(i)}`), kubeCache));
+      add(kinds[4], runHelm(upgrade(`shared-${String(i)}`), kubeCache));
+      rmSync(kubeCache, { recursive: true, force: true });
+    };
+    if (i % 2 === 0) {
+      separate();
+      shared();
+    } else {
+      shared();
+      separate();
+    }
+  }
+  rmSync(out, { recursive: true, force: true });
+  const median = (xs: number[]) => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+  };
+  console.log(`\nhelm ${readPins().helm}, ${String(rounds)} rounds, a tiny chartContent chart\n`);
+  console.log('| helm process | CPU median | min | max | apiserver requests (median) |');
+  console.log('|---|---|---|---|---|');
+  for (const [kind, list] of samples) {
+    const cpu = list.map((s) => s.cpu);
+    const fixed = (x: number) => `${x.toFixed(2)} s`;
+    const row = [kind, fixed(median(cpu)), fixed(Math.min(...cpu)), fixed(Math.max(...cpu))];
+    console.log(`| ${row.join(' | ')} | ${String(median(list.map((s) => s.requests)))} |`);
+  }
+} finally {
+  await stopStack(layout, log);
+}
