@@ -124,8 +124,10 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
     const items = Array.from({ length: count }, (_, i) =>
       helmChart(ns, `chart-${String(i)}`, { chartContent: chart.chartContent }),
     );
-    // 1,000 took 79 s in bench/side-by-side.ts: the default minute is for one chart.
-    apply({ apiVersion: 'v1', kind: 'List', items }, Math.max(60_000, count * 500));
+    // The default minute is for one chart. kubectl applies a List one object at a time, each waiting in line at
+    // the apiserver while helmflow loads it: 1,000 took 78 to 895 s in bench/side-by-side.ts, and more than 500 s
+    // here on 2026-12-04, which ended the run.
+    apply({ apiVersion: 'v1', kind: 'List', items }, Math.max(60_000, count * 2_000));
     const appliedMs = Math.round(performance.now() - start);
     let peakRssMiB = 0;
     await waitFor(
