@@ -155,9 +155,23 @@ describe('the release as it is, in the HelmChart status', () => {
     await helmflow.stopController();
     expect(helm(['rollback', 'moved', '1', '-n', ns]).status).toBe(0);
     // No sweep within the test: the comparison a controller makes when it first sees each chart brings it.
-    const controller = startController({ ...helmflow.settings, resyncSeconds: 300 });
+    const said: string[] = [];
+    const controller = startController(
+      { ...helmflow.settings, resyncSeconds: 300 },
+      { onLine: (entry) => (entry.chart === `${ns}/moved` ? said.push(entry.msg ?? '') : undefined) },
+    );
     try {
-      const release = await releaseAt(ns, 'moved', (r) => r.revision === 3);
+      // A timeout also says what the new controller logged about the chart: whether it signalled the move.
+      const release = await releaseAt(ns, 'moved', (r) => r.revision === 3).catch(async (err: unknown) => {
+        const lines = said.length === 0 ? 'nothing' : said.join('; ');
+        const conditions = ((await readHelmChart(ns, 'moved'))?.status?.conditions ?? []).map(
+          (c) => `${c.type}=${c.status} ${c.reason ?? ''} at ${c.lastTransitionTime ?? '?'}`,
+        );
+        throw new Error(
+          `${(err as Error).message}; the new controller logged about it: ${lines}; ` +
+            `conditions: ${conditions.join(', ')}`,
+        );
+      });
       expect(release.status).toBe('deployed');
       expect(release.valuesHash).toBe(helmValuesHash(ns, 'moved'));
     } finally {

@@ -78,8 +78,13 @@ export function settingsArgs(settings: Settings): string[] {
   return args;
 }
 
-/** The controller hooks a test can observe in a process, read from its log lines. */
-export type ProcessHooks = Pick<ControllerHooks, 'onLeading' | 'onSignal'>;
+/**
+ * The controller hooks a test can observe in a process, read from its log lines; `onLine` sees every line (at info
+ * and above), so a test can say what the process did about one chart when it fails.
+ */
+export type ProcessHooks = Pick<ControllerHooks, 'onLeading' | 'onSignal'> & {
+  onLine?: (entry: { msg?: string; chart?: string }) => void;
+};
 
 const hookOfMessage: Record<string, (hooks: ProcessHooks) => void> = {
   leading: (hooks) => hooks.onLeading?.(true),
@@ -129,7 +134,7 @@ export function spawnHelmflow(
     partial = lines.pop() ?? '';
     for (const line of lines) {
       tail = (tail + line + '\n').slice(-4000);
-      let entry: { level?: number; msg?: string } = {};
+      let entry: { level?: number; msg?: string; chart?: string } = {};
       try {
         entry = JSON.parse(line) as typeof entry;
       } catch {
@@ -140,6 +145,7 @@ export function spawnHelmflow(
       const message = entry.msg ?? '';
       seen.add(message);
       hookOfMessage[message]?.(hooks);
+      hooks.onLine?.(entry);
       for (const w of waiters.filter((x) => x.message === message)) {
         waiters.splice(waiters.indexOf(w), 1);
         w.resolve();
