@@ -13,7 +13,7 @@
 // apiserver nothing, shows how many).
 // Run: npx tsx bench/helm-process-cost.ts [--rounds N]   (default 20; needs `npm run setup`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-helm-stack, +3100)
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +21,7 @@ import { pino } from 'pino';
 import { readPins, toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
+import { median } from './median.js';
 import { endedChildrenCpuSeconds } from './proc.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -30,7 +31,7 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-helm-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3100';
 const { buildChart } = await import('../test/e2e/support/charts.js');
-const { freshNamespace } = await import('../test/e2e/support/kube.js');
+const { freshNamespace, kubectl } = await import('../test/e2e/support/kube.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
 const roundsAt = process.argv.indexOf('--rounds');
@@ -41,13 +42,11 @@ const layout = testLayout();
 const log = pino({ level: 'warn' });
 const helm = toolPaths().helm;
 
+/** The requests the apiserver has served so far, by verb and resource. */
 function apiserverRequests(): Map<string, number> {
-  const metrics = execFileSync(toolPaths().kubectl, ['get', '--raw', '/metrics'], {
-    env: { ...process.env, KUBECONFIG: layout.adminKubeconfig },
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  return requestsByVerb(metrics);
+  const scraped = kubectl(['get', '--raw', '/metrics']);
+  if (scraped.status !== 0) throw new Error(`kubectl get --raw /metrics: ${scraped.stderr}`);
+  return requestsByVerb(scraped.stdout);
 }
 
 interface Sample {
@@ -134,11 +133,6 @@ try {
     }
   }
   rmSync(out, { recursive: true, force: true });
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-  };
   console.log(`\nhelm ${readPins().helm}, ${String(rounds)} rounds, a tiny chartContent chart\n`);
   console.log('| helm process | CPU median | min | max | apiserver requests (median) |');
   console.log('|---|---|---|---|---|');

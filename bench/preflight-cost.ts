@@ -16,6 +16,7 @@ import { PREFLIGHT_SKIP, preflightAnnotationKey } from '../src/build/labels.js';
 import { toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
+import { median } from './median.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-preflight-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
@@ -32,13 +33,6 @@ const count = chartsFlag === -1 ? 20 : Number(process.argv[chartsFlag + 1]);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });
-/** The middle value, or the mean of the two middle values of an even count. */
-function median(xs: number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  if (sorted.length === 0) return NaN;
-  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
-}
 const seconds = (t: Date | string | undefined) => (t === undefined ? NaN : new Date(t).getTime() / 1000);
 
 await stopStack(layout, log);
