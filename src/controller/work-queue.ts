@@ -16,6 +16,25 @@ export interface WorkQueueOptions {
    */
   stallMs?: number;
   onError?: (key: string, err: unknown) => void;
+  /** The clock the pace is kept by (default Date.now); a test steers it. */
+  now?: () => number;
+}
+
+/**
+ * Whether a resync key may start `now`, and if only its pace holds it back, how long until it may. A key held
+ * back by the resync slots gets no wait: the end of a running resync pumps the queue. Pure, and given one
+ * reading of the clock: read twice, a pump could find the pace not yet reached and then nothing left to wait,
+ * and set no timer, so the queued resync keys would wait for an unrelated event (test/unit/work-queue.test.ts).
+ */
+export function resyncPace(
+  now: number,
+  nextResyncAt: number,
+  activeResyncs: number,
+  resyncConcurrency: number,
+): { allowed: boolean; waitMs?: number } {
+  if (activeResyncs >= resyncConcurrency) return { allowed: false };
+  if (now < nextResyncAt) return { allowed: false, waitMs: nextResyncAt - now };
+  return { allowed: true };
 }
 
 /** The error a key's work is retried with when it did not end within `stallMs`. */
@@ -76,34 +95,33 @@ export class WorkQueue {
     this.pending.clear();
   }
 
-  private resyncAllowed(now: number): boolean {
-    const { resyncConcurrency = this.options.concurrency } = this.options;
-    return this.activeResyncs < resyncConcurrency && now >= this.nextResyncAt;
-  }
-
   private pump(): void {
-    while (!this.closed && this.active < this.options.concurrency) {
-      const now = Date.now();
-      const next = this.pending.take(this.resyncAllowed(now));
-      if (next === undefined) break;
+    const { concurrency, resyncConcurrency = concurrency, resyncIntervalMs = 0, now = Date.now } = this.options;
+    // Set when resync keys wait for their pace only: then nothing else would pump the queue when it is reached.
+    let waitMs: number | undefined;
+    while (!this.closed && this.active < concurrency) {
+      const at = now();
+      const pace = resyncPace(at, this.nextResyncAt, this.activeResyncs, resyncConcurrency);
+      const next = this.pending.take(pace.allowed);
+      if (next === undefined) {
+        waitMs = pace.waitMs;
+        break;
+      }
       const { key, urgency } = next;
       this.active += 1;
       if (urgency === 'resync') {
         this.activeResyncs += 1;
-        this.nextResyncAt = now + (this.options.resyncIntervalMs ?? 0);
+        this.nextResyncAt = at + resyncIntervalMs;
       }
       this.running.set(key, urgency);
       void this.run(key, urgency);
     }
-    // Resync work waits for its pace: come back when the next may start.
-    if (!this.closed && this.pacing === undefined && this.pending.size > this.pending.changeCount) {
-      const wait = this.nextResyncAt - Date.now();
-      if (wait > 0) {
-        this.pacing = setTimeout(() => {
-          this.pacing = undefined;
-          this.pump();
-        }, wait);
-      }
+    const resyncWaiting = this.pending.size > this.pending.changeCount;
+    if (!this.closed && this.pacing === undefined && resyncWaiting && waitMs !== undefined) {
+      this.pacing = setTimeout(() => {
+        this.pacing = undefined;
+        this.pump();
+      }, waitMs);
     }
   }
 

@@ -65,6 +65,11 @@ describe("a chart applied before the controller's start", () => {
     });
     expect(waiting).toBeGreaterThan(BACKLOG / 2);
     await chartInstalled(ns, 'zz-new');
+    // And the catch-up ends, with nothing else happening to wake the queue: every key is served at its pace.
+    await waitFor('the catch-up to end (no chart waiting to resync)', async () => (await queued('resync')) === 0, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+    });
 
     // Unmanaged charts have no finalizer: they go at once. zz-new is uninstalled by this file's helmflow.
     const deleted = kubectl(
