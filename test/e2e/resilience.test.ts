@@ -120,8 +120,8 @@ describe('an install survives the death of', () => {
     await crashComponent('temporal');
     try {
       expect((await jobFinished(ns, 'helm-install-durable')).type).toBe('Complete');
-      // Nobody can record the outcome while Temporal is down; a change now must wait in the controller's queue.
-      expect((await readHelmChart(ns, 'durable'))?.status?.phase).not.toBe('Installed');
+      // The status may already say Installed: a wait that was watching the Job writes its success report to
+      // Kubernetes, not to Temporal. A change now must wait in the controller's queue until Temporal is back.
       apply(helmChart(ns, 'durable', spec('while Temporal was down')));
     } finally {
       // Restarts only what is missing; the SQLite file keeps the workflows.
