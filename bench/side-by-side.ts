@@ -18,7 +18,8 @@
 // apiserver_request_total, from every client), so the apiserver's CPU can be traced to who asks it what.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // `--max-running-jobs N` runs helmflow with that cap on its install Jobs running at once (default: helmflow's own).
-// Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N]
+// `--workflow-cache N` runs helmflow with that many chart workflows kept in the worker's memory.
+// Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]
 //   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { execFile, spawn } from 'node:child_process';
@@ -49,10 +50,11 @@ import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBy
 // Any other argument starts the whole bench (100 charts by default), so --help must answer before the stack starts.
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(
-    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N]\n' +
+    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]\n' +
       '  --charts N              how many tiny charts each system installs (default 100)\n' +
       "  --skip-preflight        annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
       "  --max-running-jobs N    helmflow's cap on install Jobs running at once (default: helmflow's default)\n" +
+      "  --workflow-cache N      chart workflows helmflow's worker keeps in memory (default: helmflow's default)\n" +
       'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
       '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
   );
@@ -79,6 +81,11 @@ const maxRunningJobs = capAt === -1 ? undefined : Number(process.argv[capAt + 1]
 if (maxRunningJobs !== undefined && (!Number.isInteger(maxRunningJobs) || maxRunningJobs < 1)) {
   throw new Error('--max-running-jobs takes a whole number of at least 1');
 }
+const cacheAt = process.argv.indexOf('--workflow-cache');
+const workflowCache = cacheAt === -1 ? undefined : Number(process.argv[cacheAt + 1]);
+if (workflowCache !== undefined && (!Number.isInteger(workflowCache) || workflowCache < 0)) {
+  throw new Error('--workflow-cache takes a whole number');
+}
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();
@@ -101,6 +108,8 @@ interface Figures {
   cpuIsController: boolean;
   rssIdle?: number;
   rssPeak?: number;
+  /** The most resident of 5 s of samples once every chart is installed (helmflow only). */
+  rssInstalled?: number;
   temporalCpu: number;
   temporalUsed: boolean;
   /** CPU seconds of the helm processes: the floor's own, or those the native node ran for helmflow's Jobs. */
@@ -471,6 +480,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     group,
     httpPort: await freePort(),
     ...(maxRunningJobs === undefined ? {} : { maxRunningJobs }),
+    ...(workflowCache === undefined ? {} : { workflowCache }),
   });
   const running = spawnHelmflow('run', settings);
   const pid = running.child.pid ?? -1;
@@ -509,7 +519,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const figures: Figures = {
       system:
         `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}` +
-        `, at most ${String(settings.maxRunningJobs)} Jobs running`,
+        `, at most ${String(settings.maxRunningJobs)} Jobs running, ${String(settings.workflowCache)} workflows cached`,
       applyMs,
       jobsMs: jobsAt - start,
       installedMs: installedAt - start,
@@ -526,6 +536,8 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       stack: stack(),
       requests: await requests(),
     };
+    // After the figures above, so that their windows end when the last chart is installed.
+    figures.rssInstalled = await idleRss(pid);
     jobs.stop();
     charts.stop();
     const history = await historyOf(client, group, namespace, charts.installedAt, start);
@@ -713,6 +725,9 @@ try {
   console.log(`helmflow / k3s, all Jobs created:        ${ratio(hf.jobsMs, k3sFigures.jobsMs)}`);
   console.log(`helmflow / k3s, CPU to Jobs created:     ${ratio(hf.cpuToJobs, k3sFigures.cpu)}`);
   console.log(`helmflow / k3s, peak RSS:                ${ratio(hf.rssPeak, k3sFigures.rssPeak)}`);
+  console.log(
+    `helmflow RSS once all were installed:    ${String(mib(hf.rssInstalled ?? 0))} MiB (the most of 5 s of samples)`,
+  );
   console.log(
     `helmflow history events of one install:  ${String(history.events)} (${history.lastInstalled}, installed last, read after the run): ${history.types}`,
   );
