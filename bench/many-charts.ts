@@ -9,11 +9,15 @@
 // worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the
 // TypeScript sources through tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
 // --node-flags "F" runs helmflow's node with flags F (V8's heap sizing, say), to weigh memory against CPU.
+// --idle-seconds T then keeps the process idle T seconds more, printing where its memory is every 20 s: V8 gives
+// back heap it grew during the installs only after some idle time, so the figure right after them is not the
+// steady one.
 // Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--workflow-cache W] [--runtime compiled|tsx]
-//   [--node-flags "F"]
+//   [--node-flags "F"] [--idle-seconds T]
 //   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET
 //   move its stack)
 import { rmSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -37,6 +41,7 @@ const defaults = resolveSettings({}, {});
 const count = numberFlag('--charts', 40);
 const slots = numberFlag('--slots', defaults.activitySlots);
 const workflowCache = numberFlag('--workflow-cache', defaults.workflowCache);
+const idleSeconds = numberFlag('--idle-seconds', 0);
 const runtimeAt = process.argv.indexOf('--runtime');
 const runtime = runtimeAt === -1 ? 'compiled' : process.argv[runtimeAt + 1];
 if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime is compiled or tsx');
@@ -89,6 +94,11 @@ try {
   );
   if (memoryInstalled !== undefined) console.log(`  where it is: ${describeMemory(memoryInstalled)}`);
   console.log(`  samples every ${String(many.sampleMs)} ms; failed samples left out: ${String(many.failedSamples)}`);
+  for (let after = 20; after <= idleSeconds; after += 20) {
+    await delay(20_000); // a sampling interval, not a wait for anything
+    const split = await memoryOf(metricsUrl);
+    console.log(`  idle ${String(after)} s later: ${split === undefined ? '—' : describeMemory(split)}`);
+  }
 } finally {
   await run.process.stop();
   await stopStack(layout, log);
