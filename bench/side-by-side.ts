@@ -71,21 +71,23 @@ const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const chartsAt = process.argv.indexOf('--charts');
-const count = chartsAt === -1 ? 100 : Number(process.argv[chartsAt + 1]);
-if (!Number.isInteger(count) || count < 1) throw new Error('--charts takes a whole number of charts');
+/** A whole-number flag's value, undefined when it is not given; refused with `refusal` below `least`. */
+function wholeNumberFlag(name: string, least: number, refusal: string): number | undefined {
+  const at = process.argv.indexOf(name);
+  if (at === -1) return undefined;
+  const value = Number(process.argv[at + 1]);
+  if (!Number.isInteger(value) || value < least) throw new Error(refusal);
+  return value;
+}
+const count = wholeNumberFlag('--charts', 1, '--charts takes a whole number of charts') ?? 100;
 const floorParallelism = 8;
 const skipPreflight = process.argv.includes('--skip-preflight');
-const capAt = process.argv.indexOf('--max-running-jobs');
-const maxRunningJobs = capAt === -1 ? undefined : Number(process.argv[capAt + 1]);
-if (maxRunningJobs !== undefined && (!Number.isInteger(maxRunningJobs) || maxRunningJobs < 1)) {
-  throw new Error('--max-running-jobs takes a whole number of at least 1');
-}
-const cacheAt = process.argv.indexOf('--workflow-cache');
-const workflowCache = cacheAt === -1 ? undefined : Number(process.argv[cacheAt + 1]);
-if (workflowCache !== undefined && (!Number.isInteger(workflowCache) || workflowCache < 0)) {
-  throw new Error('--workflow-cache takes a whole number');
-}
+const maxRunningJobs = wholeNumberFlag(
+  '--max-running-jobs',
+  1,
+  '--max-running-jobs takes a whole number of at least 1',
+);
+const workflowCache = wholeNumberFlag('--workflow-cache', 0, '--workflow-cache takes a whole number');
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();
