@@ -21,22 +21,22 @@ import { pino } from 'pino';
 import { readPins, toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
+import { benchCommand, wholeNumber } from './flags.js';
 import { median } from './median.js';
 import { endedChildrenCpuSeconds } from './proc.js';
 
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log('usage: npx tsx bench/helm-process-cost.ts [--rounds N]   (default 20; needs `npm run setup`)');
-  process.exit(0);
-}
+const { rounds } = benchCommand(
+  'helm-process-cost',
+  'What one helm process costs, by what it does (needs `npm run setup`)',
+)
+  .option('--rounds <n>', 'rounds, each running every kind of helm process once', wholeNumber(1), 20)
+  .parse()
+  .opts<{ rounds: number }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-helm-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3100';
 const { buildChart } = await import('../test/e2e/support/charts.js');
 const { freshNamespace, kubectl } = await import('../test/e2e/support/kube.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
-
-const roundsAt = process.argv.indexOf('--rounds');
-const rounds = roundsAt === -1 ? 20 : Number(process.argv[roundsAt + 1]);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number of at least 1');
 
 const layout = testLayout();
 const log = pino({ level: 'warn' });

@@ -14,7 +14,9 @@ import { spawnHelmflow, type HelmflowProcess, type ProcessHooks } from '../test/
 import { apply, helmChart } from '../test/e2e/support/helmcharts.js';
 import { clients, freshNamespace, kubeConfig } from '../test/e2e/support/kube.js';
 
-export type Runtime = 'compiled' | 'tsx';
+/** How a bench runs helmflow: the compiled CLI, or the TypeScript sources through tsx. */
+export const runtimes = ['compiled', 'tsx'] as const;
+export type Runtime = (typeof runtimes)[number];
 
 /** The resident memory of a process, in MiB, as the kernel counts it. */
 export const rssMiB = (pid: number): number => mib(rssBytes(pid));

@@ -22,6 +22,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
+import { Option } from 'commander';
+import { benchCommand, wholeNumber } from './flags.js';
+import type { Runtime } from './helmflow-run.js';
 import { cpuSeconds } from './proc.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 
@@ -31,22 +34,30 @@ const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/s
 const { resolveSettings } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
-const { describeMemory, idleRssMiB, installMany, memoryOf, percentile, startRun } = await import('./helmflow-run.js');
+const { describeMemory, idleRssMiB, installMany, memoryOf, percentile, runtimes, startRun } =
+  await import('./helmflow-run.js');
 
-const numberFlag = (name: string, def: number): number => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? def : Number(process.argv[at + 1]);
-};
 const defaults = resolveSettings({}, {});
-const count = numberFlag('--charts', 40);
-const slots = numberFlag('--slots', defaults.activitySlots);
-const workflowCache = numberFlag('--workflow-cache', defaults.workflowCache);
-const idleSeconds = numberFlag('--idle-seconds', 0);
-const runtimeAt = process.argv.indexOf('--runtime');
-const runtime = runtimeAt === -1 ? 'compiled' : process.argv[runtimeAt + 1];
-if (runtime !== 'compiled' && runtime !== 'tsx') throw new Error('--runtime is compiled or tsx');
-const nodeFlagsAt = process.argv.indexOf('--node-flags');
-const nodeFlags = nodeFlagsAt === -1 ? [] : (process.argv[nodeFlagsAt + 1] ?? '').split(' ').filter(Boolean);
+const flags = benchCommand('many-charts', 'N chartContent HelmCharts applied at once to one `helmflow run`')
+  .option('--charts <n>', 'charts applied at once', wholeNumber(1), 40)
+  .option('--slots <n>', "the worker's activity slots", wholeNumber(1), defaults.activitySlots)
+  .option('--workflow-cache <n>', 'chart workflows the worker keeps in memory', wholeNumber(0), defaults.workflowCache)
+  .addOption(
+    new Option('--runtime <runtime>', 'compiled CLI or TypeScript sources').choices(runtimes).default('compiled'),
+  )
+  .option('--node-flags <flags>', "flags for helmflow's node, space-separated (V8's heap sizing, say)", '')
+  .option('--idle-seconds <n>', 'seconds to keep sampling memory after the installs', wholeNumber(0), 0)
+  .parse()
+  .opts<{
+    charts: number;
+    slots: number;
+    workflowCache: number;
+    runtime: Runtime;
+    nodeFlags: string;
+    idleSeconds: number;
+  }>();
+const { charts: count, slots, workflowCache, runtime, idleSeconds } = flags;
+const nodeFlags = flags.nodeFlags.split(' ').filter(Boolean);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 

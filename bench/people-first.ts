@@ -21,6 +21,14 @@ import { get } from '../src/lib/http.js';
 import { waitFor } from '../src/lib/wait.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { chartWorkflowId } from '../workflows/contract.js';
+import { benchCommand, wholeNumber } from './flags.js';
+const { charts: count } = benchCommand(
+  'people-first',
+  'A new chart and a cancel while a restarted `helmflow run` resyncs N charts (needs `npm run build`)',
+)
+  .option('--charts <n>', 'charts installed before the restart', wholeNumber(1), 200)
+  .parse()
+  .opts<{ charts: number }>();
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-people-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3000';
@@ -36,8 +44,6 @@ const { requestsBetween, writesByResource } = await import('./apiserver-writes.j
 const { seriesValue } = await import('./prometheus-text.js');
 const { mib, peakRssBytes } = await import('./proc.js');
 
-const chartsAt = process.argv.indexOf('--charts');
-const count = chartsAt === -1 ? 200 : Number(process.argv[chartsAt + 1]);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const load = () =>

@@ -17,6 +17,14 @@ import { toolPaths } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { median } from './median.js';
+import { benchCommand, wholeNumber } from './flags.js';
+const { charts: count } = benchCommand(
+  'preflight-cost',
+  'What pre-flight adds to an install, A/B in one run (needs `npm run build`)',
+)
+  .option('--charts <n>', 'charts per arm, installed one at a time', wholeNumber(1), 20)
+  .parse()
+  .opts<{ charts: number }>();
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-preflight-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
@@ -28,8 +36,6 @@ const { clients, freshNamespace } = await import('../test/e2e/support/kube.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const chartsFlag = process.argv.indexOf('--charts');
-const count = chartsFlag === -1 ? 20 : Number(process.argv[chartsFlag + 1]);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });

@@ -8,7 +8,6 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { Command } from 'commander';
 import { pino } from 'pino';
 import { shiftedPorts, StackLayout } from '../src/devstack/layout.js';
 import { processesUnder } from '../src/devstack/process.js';
@@ -16,18 +15,29 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 import { kubeConfigFromFile } from '../src/kube/client.js';
 import { latestReleaseLabels } from '../src/kube/helm-releases.js';
 import { releaseSelector } from '../src/release/record.js';
+import { benchCommand, wholeNumber, wholeNumbers } from './flags.js';
 import { cpuSeconds } from './proc.js';
 import { percentile } from './helmflow-run.js';
 
-const options = new Command()
-  .option('--releases <list>', 'release counts in the namespace, measured in turn', '100,1000')
-  .option('--record-kib <n>', "each record's size (a small chart's is a few KiB, podinfo's about 10)", '8')
-  .option('--checks <n>', 'release checks timed at each count (two at a time, as the controller runs them)', '200')
+const options = benchCommand('release-check-cost', "What the controller's release check costs as records pile up")
+  .option('--releases <list>', 'release counts in the namespace, measured in turn', wholeNumbers(1), [100, 1000])
+  .option(
+    '--record-kib <n>',
+    "each record's size (a small chart's is a few KiB, podinfo's about 10)",
+    wholeNumber(1),
+    8,
+  )
+  .option(
+    '--checks <n>',
+    'release checks timed at each count (two at a time, as the controller runs them)',
+    wholeNumber(1),
+    200,
+  )
   .parse()
-  .opts<{ releases: string; recordKib: string; checks: string }>();
-const counts = options.releases.split(',').map(Number);
-const recordBytes = Number(options.recordKib) * 1024;
-const checks = Number(options.checks);
+  .opts<{ releases: number[]; recordKib: number; checks: number }>();
+const counts = options.releases;
+const recordBytes = options.recordKib * 1024;
+const checks = options.checks;
 
 const layout = new StackLayout(path.join(tmpdir(), 'helmflow-bench-release-check'), shiftedPorts(4400));
 const log = pino({ level: 'warn' });

@@ -10,6 +10,14 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
+import { benchCommand, wholeNumber } from './flags.js';
+const { charts } = benchCommand(
+  'runtimes',
+  '`helmflow run` under tsx and compiled, side by side (needs `npm run setup`)',
+)
+  .option('--charts <n>', 'charts installed at once by each runtime', wholeNumber(1), 100)
+  .parse()
+  .opts<{ charts: number }>();
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-runtimes-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
@@ -20,8 +28,6 @@ const { startBareTemporal } = await import('../test/e2e/support/bare-temporal.js
 const { idleRssMiB, installMany, percentile, startRun } = await import('./helmflow-run.js');
 type Runtime = import('./helmflow-run.js').Runtime;
 
-const chartsAt = process.argv.indexOf('--charts');
-const charts = chartsAt === -1 ? 100 : Number(process.argv[chartsAt + 1]);
 const runtimes: Runtime[] = ['tsx', 'compiled'];
 const layout = testLayout();
 const log = pino({ level: 'warn' });

@@ -43,23 +43,31 @@ import { waitFor } from '../src/lib/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
+import { benchCommand, wholeNumber } from './flags.js';
 import { eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
-// Any other argument starts the whole bench (100 charts by default), so --help must answer before the stack starts.
-if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  console.log(
-    'usage: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]\n' +
-      '  --charts N              how many tiny charts each system installs (default 100)\n' +
-      "  --skip-preflight        annotate helmflow's charts helm.k3sm.io/preflight: skip\n" +
-      "  --max-running-jobs N    helmflow's cap on install Jobs running at once (default: helmflow's default)\n" +
-      "  --workflow-cache N      chart workflows helmflow's worker keeps in memory (default: helmflow's default)\n" +
-      'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
+const flags = benchCommand('side-by-side', "helmflow side by side with helm itself and k3s's helm-controller")
+  .option('--charts <n>', 'how many tiny charts each system installs', wholeNumber(1), 100)
+  .option('--skip-preflight', "annotate helmflow's charts helm.k3sm.io/preflight: skip")
+  .option(
+    '--max-running-jobs <n>',
+    "helmflow's cap on install Jobs running at once (default: helmflow's)",
+    wholeNumber(1),
+  )
+  .option(
+    '--workflow-cache <n>',
+    "chart workflows helmflow's worker keeps in memory (default: helmflow's)",
+    wholeNumber(0),
+  )
+  .addHelpText(
+    'after',
+    'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
       '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
-  );
-  process.exit(0);
-}
+  )
+  .parse()
+  .opts<{ charts: number; skipPreflight?: true; maxRunningJobs?: number; workflowCache?: number }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
@@ -71,23 +79,9 @@ const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-/** A whole-number flag's value, undefined when it is not given; refused with `refusal` below `least`. */
-function wholeNumberFlag(name: string, least: number, refusal: string): number | undefined {
-  const at = process.argv.indexOf(name);
-  if (at === -1) return undefined;
-  const value = Number(process.argv[at + 1]);
-  if (!Number.isInteger(value) || value < least) throw new Error(refusal);
-  return value;
-}
-const count = wholeNumberFlag('--charts', 1, '--charts takes a whole number of charts') ?? 100;
+const { charts: count, maxRunningJobs, workflowCache } = flags;
 const floorParallelism = 8;
-const skipPreflight = process.argv.includes('--skip-preflight');
-const maxRunningJobs = wholeNumberFlag(
-  '--max-running-jobs',
-  1,
-  '--max-running-jobs takes a whole number of at least 1',
-);
-const workflowCache = wholeNumberFlag('--workflow-cache', 0, '--workflow-cache takes a whole number');
+const skipPreflight = flags.skipPreflight === true;
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();

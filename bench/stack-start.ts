@@ -7,9 +7,13 @@ import { pino } from 'pino';
 import { shiftedPorts, StackLayout } from '../src/devstack/layout.js';
 import { processesUnder } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
+import { benchCommand, wholeNumber } from './flags.js';
 import { mib, rssBytes } from './proc.js';
 
-const runs = Number(process.argv[process.argv.indexOf('--runs') + 1] || 3);
+const { runs } = benchCommand('stack-start', "The embedded stack's warm start time and its memory once ready")
+  .option('--runs <n>', 'starts: the first on an empty state directory, the rest on the state kept', wholeNumber(1), 3)
+  .parse()
+  .opts<{ runs: number }>();
 const layout = new StackLayout(path.join(tmpdir(), 'helmflow-bench-stack'), shiftedPorts(4000));
 const log = pino({ level: 'warn' });
 

@@ -10,6 +10,14 @@ import { pino } from 'pino';
 import { stringify } from 'yaml';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
+import { benchCommand, wholeNumber } from './flags.js';
+const { charts } = benchCommand(
+  'time-to-install',
+  'How long a HelmChart takes to install, from a fresh boot and warm (needs `npm run setup`)',
+)
+  .option('--charts <n>', 'charts installed warm, one after the other', wholeNumber(1), 5)
+  .parse()
+  .opts<{ charts: number }>();
 
 // The e2e support code finds its stack through these; the bench points it at a stack of its own.
 process.env.HELMFLOW_TEST_STACK_DIR = path.join(tmpdir(), 'helmflow-bench-install-stack');
@@ -22,8 +30,6 @@ const { freshNamespace } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const chartsFlag = process.argv.indexOf('--charts');
-const charts = chartsFlag === -1 ? 5 : Number(process.argv[chartsFlag + 1]);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
 const chart = buildChart({ name: 'bench', values: { greeting: 'hello' } });

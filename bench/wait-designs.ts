@@ -14,31 +14,33 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { Option } from 'commander';
 import { readPins } from '../src/config/pins.js';
 import { waitFor } from '../src/lib/wait.js';
 import { FakeJobs, createWaitActivities } from './wait-designs/activities.js';
 import { eachLimit } from './each-limit.js';
+import { benchCommand, wholeNumber } from './flags.js';
 import { historyByType } from './history.js';
 import { cpuSeconds, rssBytes } from './proc.js';
 import { grownByOperation, scrape, startDevServer } from './wait-designs/server.js';
 import { jobFinishedSignal, type heartbeatWait, type timerSignalWait } from './wait-designs/workflows.js';
 
-const numberFlag = (name: string, def: number): number => {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? def : Number(process.argv[at + 1]);
-};
-const charts = numberFlag('--charts', 1000);
-const holdSeconds = numberFlag('--hold', 120);
-const pollSeconds = numberFlag('--poll', 60);
+type Design = 'a' | 'b';
+const flags = benchCommand('wait-designs', 'What waiting for a Job costs Temporal, design (a) against (b)')
+  .option('--charts <n>', 'charts waiting at once', wholeNumber(1), 1000)
+  .option('--hold <s>', 'seconds each Job runs', wholeNumber(1), 120)
+  .option('--poll <s>', "seconds between design (b)'s timer reads", wholeNumber(1), 60)
+  .addOption(new Option('--design <design>', 'one design only (default both)').choices(['a', 'b']))
+  .parse()
+  .opts<{ charts: number; hold: number; poll: number; design?: Design }>();
+const { charts, hold: holdSeconds, poll: pollSeconds } = flags;
 // helmflow's Job deadline by default (2 × helm's 300 s timeout); a longer hold needs a longer one.
 const deadlineSeconds = Math.max(600, holdSeconds + 120);
 // The idle server (worker polling, no workflows) is measured first, for a baseline.
 const idleSeconds = Math.min(20, holdSeconds);
 const helmflowSlots = 500;
 
-type Design = 'a' | 'b';
-const designFlag = process.argv.indexOf('--design');
-const designs: Design[] = designFlag === -1 ? ['a', 'b'] : [process.argv[designFlag + 1] === 'a' ? 'a' : 'b'];
+const designs: Design[] = flags.design === undefined ? ['a', 'b'] : [flags.design];
 const designNames: Record<Design, string> = { a: '(a) heartbeat activity', b: '(b) timer + signal' };
 
 interface Figures {
