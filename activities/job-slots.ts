@@ -6,6 +6,7 @@ import { SLOT_WAIT_MS, slotFree } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { outcomeOf } from './jobs.js';
+import { nextLook } from './next-look.js';
 import { setStatus } from './status.js';
 import type { ChartTarget } from './types.js';
 
@@ -107,8 +108,9 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
   for (;;) {
     if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) return true;
     if (Date.now() >= deadline) return false;
-    Context.current().heartbeat();
+    const context = Context.current();
+    context.heartbeat();
     // Ends at once when the worker shuts down or the wait is cancelled.
-    await Context.current().sleep(LOOK_MS);
+    await nextLook(context, LOOK_MS);
   }
 }

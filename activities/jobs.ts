@@ -14,6 +14,7 @@ import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';
 import { ensureJobIdentity } from './identity.js';
+import { nextLook } from './next-look.js';
 import { preflightModeOf } from './preflight.js';
 import { checkChartCrds, printsChartCrds } from './chart-crds.js';
 import type { AwaitedJob, ChartTarget, JobOutcome, StartedJob } from './types.js';
@@ -162,7 +163,7 @@ export async function* jobLooks(
       if (fresh?.metadata?.uid !== job.jobUid) return;
     }
     context.heartbeat({ jobName: job.jobName });
-    await context.sleep(pollMs);
+    await nextLook(context, pollMs);
   }
 }
 
