@@ -105,10 +105,10 @@ export async function reportWaitingForSlot(
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
+  const context = Context.current();
   for (;;) {
     if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) return true;
     if (Date.now() >= deadline) return false;
-    const context = Context.current();
     context.heartbeat();
     // Ends at once when the worker shuts down or the wait is cancelled.
     await nextLook(context, LOOK_MS);
