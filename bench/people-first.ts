@@ -22,6 +22,7 @@ import { waitFor } from '../src/lib/wait.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { benchCommand, wholeNumber } from './flags.js';
+
 const { charts: count } = benchCommand(
   'people-first',
   'A new chart and a cancel while a restarted `helmflow run` resyncs N charts (needs `npm run build`)',

@@ -18,6 +18,7 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { median } from './median.js';
 import { benchCommand, wholeNumber } from './flags.js';
+
 const { charts: count } = benchCommand(
   'preflight-cost',
   'What pre-flight adds to an install, A/B in one run (needs `npm run build`)',

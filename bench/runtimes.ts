@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { benchCommand, wholeNumber } from './flags.js';
+
 const { charts } = benchCommand(
   'runtimes',
   '`helmflow run` under tsx and compiled, side by side (needs `npm run setup`)',

@@ -11,6 +11,7 @@ import { stringify } from 'yaml';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { waitFor } from '../src/lib/wait.js';
 import { benchCommand, wholeNumber } from './flags.js';
+
 const { charts } = benchCommand(
   'time-to-install',
   'How long a HelmChart takes to install, from a fresh boot and warm (needs `npm run setup`)',
