@@ -20,7 +20,7 @@ if [ -z "$go_bin" ]; then
   [ -z "$go_bin" ] && [ -x /usr/local/go/bin/go ] && go_bin=/usr/local/go/bin/go
 fi
 if [ -z "$go_bin" ] || [ ! -x "$go_bin" ]; then
-  echo "helmflow: the Go toolchain (go 1.24 or newer) is needed to build the pinned tools and was not found${go_bin:+ at $go_bin}." >&2
+  echo "helmflow: the Go toolchain (go 1.25 or newer) is needed to build the pinned tools and was not found${go_bin:+ at $go_bin}." >&2
   echo "          Install it (Debian: apt-get install golang-go, or a release from the Go project) and run this again." >&2
   exit 2
 fi
@@ -31,6 +31,7 @@ pin() { node -e "process.stdout.write(require('$here/pins.json')['$1'])"; }
 k8s=$(pin kubernetes)
 etcd=$(pin etcd)
 temporal=$(pin temporal)
+temporal_sqlite=$(pin temporal-sqlite)
 helm=$(pin helm)
 k3s_helm_controller=$(pin k3s-helm-controller)
 
@@ -54,9 +55,24 @@ build_into() {
   echo "helmflow: $name built in $((SECONDS - start))s"
 }
 
+# The CLI's own module names modernc.org/sqlite v1.34.1, which left the dev server's store (one in-memory
+# connection) interrupted for good when a call's deadline ran out while its query returned rows; v1.40.1, v1.42.2
+# and, for in-memory stores, v1.51.0 fixed that. A wrapper module requires the pinned newer driver, and Go's
+# version selection builds the CLI with it (test/workflow/dev-server-store.test.ts).
 build_temporal() {
-  GOBIN="$1" go install -v -ldflags "-X github.com/temporalio/cli/temporalcli.Version=${temporal#v}" \
-    "github.com/temporalio/cli/cmd/temporal@$temporal" 2>&1 | progress
+  local out=$1 mod="$tools/.temporal-module-$temporal-sqlite-$temporal_sqlite"
+  mkdir -p "$mod"
+  cat >"$mod/go.mod" <<GOMOD
+module helmflow.local/temporal
+go 1.25.0
+require (
+	github.com/temporalio/cli $temporal
+	modernc.org/sqlite $temporal_sqlite
+)
+GOMOD
+  (cd "$mod" && GOFLAGS="$GOFLAGS -mod=mod" go build -v -o "$out/temporal" \
+    -ldflags "-X github.com/temporalio/cli/temporalcli.Version=${temporal#v}" \
+    github.com/temporalio/cli/cmd/temporal 2>&1 | progress)
 }
 
 build_helm() {
@@ -130,7 +146,7 @@ if [ "${1:-}" = k3s-helm-controller ]; then
   exit 0
 fi
 build_into helm "$tools/helm-$helm" build_helm
-build_into temporal "$tools/temporal-$temporal" build_temporal
+build_into temporal "$tools/temporal-$temporal-sqlite-$temporal_sqlite" build_temporal
 build_into etcd "$tools/etcd-$etcd" build_etcd
 build_into kubernetes "$tools/kubernetes-$k8s" build_kubernetes
 echo "helmflow: tools ready in $tools"

@@ -8,6 +8,8 @@ export interface Pins {
   kubernetes: string;
   etcd: string;
   temporal: string;
+  /** The SQLite driver the Temporal CLI is built with, newer than the one it names (tools/build.sh says why). */
+  'temporal-sqlite': string;
   helm: string;
 }
 
@@ -49,6 +51,6 @@ export function toolPaths(pins: Pins = readPins()): ToolPaths {
     kubeControllerManager: path.join(k8s, 'kube-controller-manager'),
     kubectl: path.join(k8s, 'kubectl'),
     helm: path.join(tools, `helm-${pins.helm}`, 'helm'),
-    temporal: path.join(tools, `temporal-${pins.temporal}`, 'temporal'),
+    temporal: path.join(tools, `temporal-${pins.temporal}-sqlite-${pins['temporal-sqlite']}`, 'temporal'),
   };
 }
