@@ -20,7 +20,7 @@ if [ -z "$go_bin" ]; then
   [ -z "$go_bin" ] && [ -x /usr/local/go/bin/go ] && go_bin=/usr/local/go/bin/go
 fi
 if [ -z "$go_bin" ] || [ ! -x "$go_bin" ]; then
-  echo "helmflow: the Go toolchain (go 1.25 or newer) is needed to build the pinned tools and was not found${go_bin:+ at $go_bin}." >&2
+  echo "helmflow: the Go toolchain (go 1.26 or newer) is needed to build the pinned tools and was not found${go_bin:+ at $go_bin}." >&2
   echo "          Install it (Debian: apt-get install golang-go, or a release from the Go project) and run this again." >&2
   exit 2
 fi

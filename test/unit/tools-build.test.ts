@@ -12,7 +12,7 @@ describe('tools/build.sh', () => {
       env: { ...process.env, HELMFLOW_GO: '/nonexistent/go', HELMFLOW_CACHE: cache },
     });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('the Go toolchain (go 1.24 or newer) is needed');
+    expect(result.stderr).toContain('the Go toolchain (go 1.26 or newer) is needed');
     expect(result.stderr).toContain('/nonexistent/go');
     expect(result.stderr).toContain('apt-get install golang-go');
   });
