@@ -38,6 +38,20 @@ k3s_helm_controller=$(pin k3s-helm-controller)
 step() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 done_marker() { [ -f "$1/.complete" ]; }
 
+# A module of helmflow's own in directory $1 (named $2, Go $3) that requires each "path version" after them, for a
+# tool whose published module cannot be built as it is (`go install` refuses replace directives) or needs a newer
+# dependency than it names: `go build` in it resolves them all together.
+wrapper_module() {
+  local dir=$1 name=$2 go=$3
+  shift 3
+  mkdir -p "$dir"
+  {
+    printf 'module helmflow.local/%s\ngo %s\nrequire (\n' "$name" "$go"
+    printf '\t%s\n' "$@"
+    printf ')\n'
+  } >"$dir/go.mod"
+}
+
 # builds one tool directory atomically: a half-built directory is never taken as cached.
 build_into() {
   local name=$1 dir=$2
@@ -61,15 +75,7 @@ build_into() {
 # version selection builds the CLI with it (test/workflow/dev-server-store.test.ts).
 build_temporal() {
   local out=$1 mod="$tools/.temporal-module-$temporal-sqlite-$temporal_sqlite"
-  mkdir -p "$mod"
-  cat >"$mod/go.mod" <<GOMOD
-module helmflow.local/temporal
-go 1.25.0
-require (
-	github.com/temporalio/cli $temporal
-	modernc.org/sqlite $temporal_sqlite
-)
-GOMOD
+  wrapper_module "$mod" temporal 1.25.0 "github.com/temporalio/cli $temporal" "modernc.org/sqlite $temporal_sqlite"
   (cd "$mod" && GOFLAGS="$GOFLAGS -mod=mod" go build -v -o "$out/temporal" \
     -ldflags "-X github.com/temporalio/cli/temporalcli.Version=${temporal#v}" \
     github.com/temporalio/cli/cmd/temporal 2>&1 | progress)
@@ -84,19 +90,9 @@ build_helm() {
 # etcd's server module replaces its sibling modules with paths, so `go install` refuses it: a wrapper module
 # requires all of them at the pinned version instead.
 build_etcd() {
-  local out=$1 mod="$tools/.etcd-module-$etcd"
-  mkdir -p "$mod"
-  cat >"$mod/go.mod" <<GOMOD
-module helmflow.local/etcd
-go 1.24
-require (
-	go.etcd.io/etcd/server/v3 $etcd
-	go.etcd.io/etcd/api/v3 $etcd
-	go.etcd.io/etcd/client/pkg/v3 $etcd
-	go.etcd.io/etcd/client/v3 $etcd
-	go.etcd.io/etcd/pkg/v3 $etcd
-)
-GOMOD
+  local out=$1 mod="$tools/.etcd-module-$etcd" m requires=()
+  for m in server/v3 api/v3 client/pkg/v3 client/v3 pkg/v3; do requires+=("go.etcd.io/etcd/$m $etcd"); done
+  wrapper_module "$mod" etcd 1.24 "${requires[@]}"
   (cd "$mod" && GOFLAGS="$GOFLAGS -mod=mod" go build -v -o "$out/etcd" go.etcd.io/etcd/server/v3 2>&1 | progress)
 }
 
