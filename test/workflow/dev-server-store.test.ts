@@ -1,4 +1,5 @@
 import { isGrpcServiceError } from '@temporalio/client';
+import { newSeed, Prng } from '../e2e/support/prng.js';
 import { useTemporal } from './support/use-temporal.js';
 import { uniqueName } from './support/harness.js';
 
@@ -24,11 +25,11 @@ describe('the pinned Temporal dev server (tools/build.sh)', () => {
       const handle = await workflow.start('unserved', { taskQueue: uniqueName('nobody'), workflowId: uniqueName('w') });
       ids.push(handle.workflowId);
     }
-    const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)] as T;
+    const random = new Prng(newSeed());
     const reads: (() => Promise<unknown>)[] = [
       () => service.listWorkflowExecutions({ namespace, pageSize: 100 }),
-      () => service.describeWorkflowExecution({ namespace, execution: { workflowId: pick(ids) } }),
-      () => service.getWorkflowExecutionHistory({ namespace, execution: { workflowId: pick(ids) } }),
+      () => service.describeWorkflowExecution({ namespace, execution: { workflowId: random.pick(ids) } }),
+      () => service.getWorkflowExecutionHistory({ namespace, execution: { workflowId: random.pick(ids) } }),
     ];
     const counts = { answered: 0, ranOut: 0, failed: 0 };
     const end = Date.now() + HAMMER_MS;
@@ -38,7 +39,7 @@ describe('the pinned Temporal dev server (tools/build.sh)', () => {
       let deadlineMs = 5;
       while (Date.now() < end) {
         try {
-          await connection.withDeadline(Date.now() + deadlineMs * (0.5 + Math.random()), pick(reads));
+          await connection.withDeadline(Date.now() + deadlineMs * (0.5 + random.next()), random.pick(reads));
           counts.answered += 1;
           deadlineMs = Math.max(1, deadlineMs * 0.8);
         } catch (err) {
