@@ -7,6 +7,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import type { Settings } from '../src/app/settings.js';
 import { get } from '../src/lib/http.js';
 import { waitFor } from '../src/lib/wait.js';
+import { chartWaits, type ChartTimes, type ChartWaits } from './chart-waits.js';
 import { memorySplit, type MemorySplit } from './memory-split.js';
 import { mib, rssBytes } from './proc.js';
 import { buildChart } from '../test/e2e/support/charts.js';
@@ -69,8 +70,10 @@ export interface ManyInstalls {
   charts: number;
   /** `kubectl apply` of all of them. */
   appliedMs: number;
-  /** Per chart, apply to Installed, sorted. */
+  /** Per chart, apply to Installed, sorted (as the bench's polling saw it: late for those done while kubectl ran). */
   installedMs: number[];
+  /** Per chart, its own creation to its Job created and to Installed, from its conditions. */
+  waits: ChartWaits;
   /** Install Jobs active at once, sampled every `sampleMs`. */
   peakActiveJobs: number;
   /** The process's resident memory, sampled every `sampleMs` while they install. */
@@ -132,6 +135,7 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
     apply({ apiVersion: 'v1', kind: 'List', items }, Math.max(60_000, count * 2_000));
     const appliedMs = Math.round(performance.now() - start);
     let peakRssMiB = 0;
+    let last: ChartTimes[] = [];
     await waitFor(
       `${String(count)} charts Installed`,
       async () => {
@@ -141,7 +145,8 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
           version: 'v1',
           namespace: ns,
           plural: 'helmcharts',
-        })) as { items: { metadata: { name: string }; status?: { phase?: string } }[] };
+        })) as { items: (ChartTimes & { metadata: { name: string }; status?: { phase?: string } })[] };
+        last = all.items;
         for (const item of all.items) {
           if (item.status?.phase === 'Installed' && !done.has(item.metadata.name)) {
             done.set(item.metadata.name, Math.round(performance.now() - start));
@@ -156,6 +161,7 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
       charts: count,
       appliedMs,
       installedMs,
+      waits: chartWaits(last),
       peakActiveJobs,
       peakRssMiB,
       ...(memoryAtPeak === undefined ? {} : { memoryAtPeak }),

@@ -1,7 +1,8 @@
 // Many charts at once: N chartContent HelmCharts applied together, on an embedded stack of the bench's own.
 // helmflow runs as production runs it, one `helmflow run` process (controller + worker). Prints its start time
 // (process start → /readyz 200) and its idle memory, the time until every chart is Installed (and percentiles per
-// chart), the peak number of install Jobs running at once, the process's peak memory and its memory once every
+// chart, and each chart's own wait from its creation to its Job created and to Installed, read from its conditions),
+// the peak number of install Jobs running at once, the process's peak memory and its memory once every
 // chart is installed (each split: main-thread heap, outside it, the rest) — the figures behind
 // DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
 // --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
@@ -94,6 +95,14 @@ try {
   console.log(
     `  per chart p50 / p90 / max:   ${percentile(times, 50)} / ${percentile(times, 90)} / ${times.at(-1) ?? 0} ms`,
   );
+  const { jobCreated, installed } = many.waits;
+  console.log(
+    `  per chart, its creation to its Job created, p50 / p90 / max: ${percentile(jobCreated, 50)} / ${percentile(jobCreated, 90)} / ${jobCreated.at(-1) ?? 0} s`,
+  );
+  console.log(
+    `  per chart, its creation to Installed, p50 / p90 / max:       ${percentile(installed, 50)} / ${percentile(installed, 90)} / ${installed.at(-1) ?? 0} s`,
+  );
+  console.log(`  of the tenth created first, the longest creation to Installed: ${many.waits.firstTenthLongest} s`);
   console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak)`);
   console.log(`  helmflow process CPU:        ${cpuInstalling.toFixed(1)} s (from apply to all Installed)`);
   console.log(`  helmflow process RSS:        ${String(many.peakRssMiB)} MiB (peak; controller + worker)`);
