@@ -26,12 +26,27 @@ export const PREPARE_HOLD_MS = 30_000;
 const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
+/**
+ * A waiter that has not looked for this long no longer holds up those behind it (its wait ended: the chart was
+ * paused, deleted or changed), but keeps its place this long after (WAITER_KEPT_MS) for its next round or retry.
+ */
+export const WAITER_LOOKED_MS = 5 * LOOK_MS;
+export const WAITER_KEPT_MS = GRANT_MS;
 
-/** The Jobs this worker created recently: counted until its watch shows them, so a burst cannot overshoot the cap. */
+/**
+ * The Jobs this worker created recently, counted until its watch shows them, so a burst cannot overshoot the cap;
+ * and the charts waiting for a slot, in the order they began, so the slots go to them in that order (slotFree).
+ */
 export class JobSlots {
   /** namespace/name of a Job → until when it is counted. */
   private readonly reserved = new Map<string, number>();
+  /**
+   * namespace/name of a waiting chart's Job → when it last looked. A Map keeps the order keys were first set in, so
+   * this is the line: a waiter that looks again keeps its place.
+   */
+  private readonly waiting = new Map<string, number>();
   private counted: { at: number; running: string[] } | undefined;
+  private swept = -Infinity;
 
   constructor(readonly max: number) {}
 
@@ -42,15 +57,45 @@ export class JobSlots {
   }
 
   /**
-   * Takes a slot for `own` when one is free now, and keeps it `holdMs` from now (synchronous: no two callers in this
-   * worker take the last one). prepareInstall's take shortens awaitJobSlot's hold: once the Job exists, the watch
-   * counts it, and its slot frees when it ends.
+   * Takes a slot for `own` when one is free for it now, and keeps it `holdMs` from now (synchronous: no two callers
+   * in this worker take the last one). A caller that `waits` (awaitJobSlot) joins the line, or keeps its place in
+   * it, when the slot is not yet its. prepareInstall's take shortens awaitJobSlot's hold: once the Job exists, the
+   * watch counts it, and its slot frees when it ends.
    */
-  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS): boolean {
+  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS, waits = false): boolean {
     for (const [key, until] of this.reserved) if (now > until) this.reserved.delete(key);
-    if (!slotFree({ running, reserved: [...this.reserved.keys()], own, max: this.max })) return false;
+    this.forgetWaiters(now);
+    if (waits) this.waiting.set(own, now);
+    const view = { running, reserved: [...this.reserved.keys()], own, max: this.max };
+    // The line is read only when a slot is free at all: under a flood every slot is taken at nearly every look.
+    if (!slotFree({ ...view, waiting: [] })) return false;
+    if (!slotFree({ ...view, waiting: this.line(now, own, view.max + running.length + view.reserved.length) })) {
+      return false;
+    }
     this.reserved.set(own, now + holdMs);
+    this.waiting.delete(own);
     return true;
+  }
+
+  /** Drops the waiters that have not looked for WAITER_KEPT_MS, at most once a second. */
+  private forgetWaiters(now: number): void {
+    if (now - this.swept < LOOK_MS) return;
+    this.swept = now;
+    for (const [key, looked] of this.waiting) if (now - looked > WAITER_KEPT_MS) this.waiting.delete(key);
+  }
+
+  /**
+   * The waiters still looking, in the order they began, up to `own` or `most` others: a thousand waiters each
+   * reading the whole line at every look would be CPU spent on nothing.
+   */
+  private line(now: number, own: string, most: number): string[] {
+    const looking: string[] = [];
+    for (const [key, looked] of this.waiting) {
+      if (key === own) return [...looking, key];
+      if (now - looked <= WAITER_LOOKED_MS) looking.push(key);
+      if (looking.length >= most) break;
+    }
+    return looking;
   }
 }
 
@@ -64,14 +109,20 @@ function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
 }
 
 /**
- * Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run, and
- * keeps it `holdMs`.
+ * Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run and no
+ * chart that began waiting earlier is still in line for it, and keeps it `holdMs`; `waits`: awaitJobSlot's look.
  */
-export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string, holdMs?: number) {
+export async function takeJobSlot(
+  deps: ActivityDeps,
+  target: ChartTarget,
+  jobName: string,
+  holdMs?: number,
+  waits = false,
+) {
   await deps.jobs.start();
   const now = Date.now();
   const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
-  const taken = deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now, holdMs);
+  const taken = deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now, holdMs, waits);
   return { taken, running: running.length };
 }
 
@@ -96,18 +147,19 @@ export async function reportWaitingForSlot(
 }
 
 /**
- * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free, and takes it for GRANT_MS (prepareInstall
- * then finds it its own). It creates nothing, so a pause, delete or spec change need not wait for it (the workflow
- * moves on; this ends on its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the
- * workflow's heartbeat timeout (one minute: about one write every 48 s per waiting chart), so a wait lost with its
- * worker, or never delivered to one, is taken up again within that minute instead of at its start-to-close timeout.
+ * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free and its turn has come (the charts waiting in
+ * this worker get slots in the order they began), and takes it for GRANT_MS (prepareInstall then finds it its own).
+ * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
+ * its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the workflow's heartbeat
+ * timeout (one minute: about one write every 48 s per waiting chart), so a wait lost with its worker, or never
+ * delivered to one, is taken up again within that minute instead of at its start-to-close timeout.
  * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   const context = Context.current();
   for (;;) {
-    if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) return true;
+    if ((await takeJobSlot(deps, target, jobName, GRANT_MS, true)).taken) return true;
     if (Date.now() >= deadline) return false;
     context.heartbeat();
     // Ends at once when the worker shuts down or the wait is cancelled.

@@ -2,12 +2,13 @@ import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, helmChart, readHelmChart } from './support/helmcharts.js';
-import { clients, freshNamespace } from './support/kube.js';
+import { clients, freshNamespace, kubectl } from './support/kube.js';
+import { pendingActivities, watchJobs } from './support/observe.js';
 
 // The cap counts every helmflow install Job in the cluster: those earlier test files left running are deleted
 // before this file starts (support/setup.ts), or two of them would take both slots.
 const MAX = 2;
-useHelmflow({ maxRunningJobs: MAX });
+const helmflow = useHelmflow({ maxRunningJobs: MAX });
 
 /** The most intervals open at once; each is [start, end), so one that ends as another starts does not overlap it. */
 function mostAtOnce(intervals: { start: number; end: number }[]): number {
@@ -60,5 +61,86 @@ describe('--max-running-jobs', () => {
       status: 'True',
       reason: 'JobCreated',
     });
+  });
+});
+
+// A chart whose install holds its Job slot until the test lets it go: helm's --wait waits for its claim to be Bound,
+// and nothing on the embedded stack binds one (no volume controller runs), so the test does, by writing its status.
+const gated = buildChart({
+  name: 'gated',
+  templates: {
+    'gate.yaml': `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: {{ .Release.Name }}-gate
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: { requests: { storage: 1Mi } }
+`,
+  },
+});
+
+describe('--max-running-jobs, in turn', () => {
+  let ns = '';
+  /** Binds the chart's claim, once helm has made it: its install then ends. */
+  const open = async (name: string) => {
+    const args = ['patch', 'pvc', `${name}-gate`, '-n', ns, '--subresource=status', '--type=merge'];
+    await waitFor(
+      `${name}'s claim bound`,
+      async () => kubectl([...args, '-p', '{"status":{"phase":"Bound"}}']).status === 0 || undefined,
+      { timeoutMs: 60_000 },
+    );
+  };
+  afterAll(async () => {
+    // Whatever happened, no gated install is left holding a slot for the test files after this one.
+    if (ns !== '') for (const name of ['held', 'freed']) await open(name).catch(() => undefined);
+  });
+
+  it('gives freed slots to the waiting charts in the order they began waiting, not to whichever looks first', async () => {
+    ns = await freshNamespace('job-turns');
+    const gatedChart = (name: string) => helmChart(ns, name, { chartContent: gated.chartContent, timeout: '10m' });
+    const jobCreated = async (name: string) =>
+      (await readHelmChart(ns, name))?.status?.conditions?.find((k) => k.type === 'JobCreated');
+    // Both slots taken: one for the whole test, one until its claim is bound.
+    apply(gatedChart('held'));
+    apply(gatedChart('freed'));
+    for (const name of ['held', 'freed']) {
+      await waitFor(`${name}'s Job created`, async () => (await jobCreated(name))?.status === 'True' || undefined, {
+        timeoutMs: 60_000,
+      });
+    }
+    // Five charts begin waiting one after another; each is in its slot wait before the next is applied.
+    const waiting = ['w1', 'w2', 'w3', 'w4', 'w5'];
+    const plain = buildChart({ name: 'turn' });
+    for (const name of waiting) {
+      apply(helmChart(ns, name, { chartContent: plain.chartContent }));
+      await waitFor(
+        `${name} waiting for a slot`,
+        async () => {
+          if ((await jobCreated(name))?.reason !== 'WaitingForJobSlot') return undefined;
+          const activities = await pendingActivities(helmflow.settings, ns, name);
+          return activities.some((a) => a.type === 'awaitJobSlot' && a.started) || undefined;
+        },
+        { timeoutMs: 60_000 },
+      );
+    }
+    const jobs = await watchJobs(ns);
+    try {
+      // One slot frees; each waiter's Job takes it when the one before ends: all five in the order they waited.
+      await open('freed');
+      await waitFor(
+        'every waiting chart Installed',
+        async () => {
+          const charts = await Promise.all(waiting.map((name) => readHelmChart(ns, name)));
+          return charts.every((c) => c?.status?.phase === 'Installed') || undefined;
+        },
+        { timeoutMs: 180_000, intervalMs: 200 },
+      );
+      const created = jobs.added.map((a) => a.name).filter((name) => name.startsWith('helm-install-w'));
+      expect(created).toEqual(waiting.map((name) => `helm-install-${name}`));
+    } finally {
+      jobs.stop();
+    }
+    await open('held');
   });
 });

@@ -2,28 +2,56 @@ import type { V1Job } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
-import { GRANT_MS, JobSlots, awaitJobSlot } from '../../activities/job-slots.js';
+import { GRANT_MS, JobSlots, WAITER_KEPT_MS, WAITER_LOOKED_MS, awaitJobSlot } from '../../activities/job-slots.js';
 import { slotFree, type SlotView } from '../../src/build/job-slots.js';
 
-describe('slotFree: one more install Job while fewer than the cap run', () => {
+describe('slotFree: one more install Job while fewer than the cap run, in the order charts began waiting', () => {
+  const view = (v: Partial<SlotView> & Pick<SlotView, 'own' | 'max'>): SlotView => ({
+    running: [],
+    reserved: [],
+    waiting: [],
+    ...v,
+  });
   const cases: [string, SlotView, boolean][] = [
-    ['none running', { running: [], reserved: [], own: 'a/x', max: 1 }, true],
-    ['the cap reached', { running: ['a/y', 'a/z'], reserved: [], own: 'a/x', max: 2 }, false],
-    ['one below the cap', { running: ['a/y'], reserved: [], own: 'a/x', max: 2 }, true],
+    ['none running', view({ own: 'a/x', max: 1 }), true],
+    ['the cap reached', view({ running: ['a/y', 'a/z'], own: 'a/x', max: 2 }), false],
+    ['one below the cap', view({ running: ['a/y'], own: 'a/x', max: 2 }), true],
     [
       'a Job just created counts before the watch shows it',
-      { running: ['a/y'], reserved: ['a/z'], own: 'a/x', max: 2 },
+      view({ running: ['a/y'], reserved: ['a/z'], own: 'a/x', max: 2 }),
       false,
     ],
-    ['a reserved Job the watch shows counts once', { running: ['a/y'], reserved: ['a/y'], own: 'a/x', max: 2 }, true],
     [
-      "the chart's own Job (a retried step) never counts",
-      { running: ['a/x', 'a/y'], reserved: [], own: 'a/x', max: 2 },
+      'a reserved Job the watch shows counts once',
+      view({ running: ['a/y'], reserved: ['a/y'], own: 'a/x', max: 2 }),
+      true,
+    ],
+    ["the chart's own Job (a retried step) never counts", view({ running: ['a/x', 'a/y'], own: 'a/x', max: 2 }), true],
+    ['a chart that has not waited queues behind every waiter', view({ waiting: ['a/w'], own: 'a/x', max: 1 }), false],
+    [
+      'a chart that has not waited takes a slot left over once each waiter has one',
+      view({ waiting: ['a/w'], own: 'a/x', max: 2 }),
+      true,
+    ],
+    ['the waiter that began first gets the slot', view({ waiting: ['a/x', 'a/w'], own: 'a/x', max: 1 }), true],
+    [
+      'a waiter that began later does not, though it looks first',
+      view({ waiting: ['a/x', 'a/w'], own: 'a/w', max: 1 }),
+      false,
+    ],
+    [
+      'a chart holding a slot is ahead of every waiter (prepareInstall after its wait)',
+      view({ reserved: ['a/x'], waiting: ['a/w'], own: 'a/x', max: 1 }),
+      true,
+    ],
+    [
+      'a waiter already granted a slot is no longer ahead',
+      view({ reserved: ['a/w'], waiting: ['a/w', 'a/x'], own: 'a/x', max: 2 }),
       true,
     ],
   ];
-  it.each(cases)('%s', (_, view, free) => {
-    expect(slotFree(view)).toBe(free);
+  it.each(cases)('%s', (_, v, free) => {
+    expect(slotFree(v)).toBe(free);
   });
 
   it('JobSlots hands the last slot to one taker only, and forgets a reservation the watch never showed', () => {
@@ -55,6 +83,56 @@ describe('slotFree: one more install Job while fewer than the cap run', () => {
     expect(counts).toBe(1);
     slots.running(count, 250);
     expect(counts).toBe(2);
+  });
+
+  /** Each of `keys` looks once a second from `from` to `to`, as awaitJobSlot does, finding no slot. */
+  const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
+    for (let t = from; t <= to; t += 1_000)
+      for (const key of keys) expect(slots.take(running, key, t, GRANT_MS, true)).toBe(false);
+  };
+
+  it('hands freed slots to the waiting charts in the order they began, whoever looks first', () => {
+    const slots = new JobSlots(1);
+    // a, b and c begin waiting in that order while the one slot is taken.
+    for (const [i, key] of ['a/a', 'a/b', 'a/c'].entries()) {
+      expect(slots.take(['a/running'], key, i, GRANT_MS, true)).toBe(false);
+    }
+    // The Job ends. c and b look first, and a new chart's prepareInstall asks: none of them is first in line.
+    expect(slots.take([], 'a/c', 1_000, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/b', 1_001, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/new', 1_002)).toBe(false);
+    expect(slots.take([], 'a/a', 1_003, GRANT_MS, true)).toBe(true);
+    // a's prepareInstall creates its Job; it runs, b and c looking meanwhile, and ends: b is next, though c looks first.
+    expect(slots.take([], 'a/a', 2_000)).toBe(true);
+    keepLooking(slots, ['a/c', 'a/b'], 3_000, 20_000, ['a/a']);
+    expect(slots.take([], 'a/c', 20_500, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/new', 20_501)).toBe(false);
+    expect(slots.take([], 'a/b', 20_502, GRANT_MS, true)).toBe(true);
+  });
+
+  it('lets a waiter that stopped looking hold up no one, and gives it back its place when it looks again soon', () => {
+    const slots = new JobSlots(1);
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
+    // a's wait ended (its chart was paused, say); b keeps looking, and gets the slot once a has not looked for a while.
+    keepLooking(slots, ['a/b'], 1, WAITER_LOOKED_MS, ['a/running']);
+    expect(slots.take([], 'a/b', WAITER_LOOKED_MS + 1, GRANT_MS, true)).toBe(true);
+    // a comes back (its next round) while c waits too: a is still ahead of c.
+    // b's prepareInstall creates its Job; it runs 10 s, then ends.
+    const back = WAITER_LOOKED_MS + 2;
+    expect(slots.take([], 'a/b', back)).toBe(true);
+    keepLooking(slots, ['a/c', 'a/a'], back + 1, back + 10_000, ['a/b']);
+    expect(slots.take([], 'a/c', back + 10_500, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/a', back + 10_501, GRANT_MS, true)).toBe(true);
+  });
+
+  it('forgets a waiter that has not looked for WAITER_KEPT_MS: back, it queues anew', () => {
+    const slots = new JobSlots(1);
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
+    const later = WAITER_KEPT_MS + 1;
+    expect(slots.take(['a/running'], 'a/b', later, GRANT_MS, true)).toBe(false);
+    expect(slots.take(['a/running'], 'a/a', later + 1, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/a', later + 2, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/b', later + 3, GRANT_MS, true)).toBe(true);
   });
 });
 
