@@ -1,5 +1,5 @@
-import { isGrpcServiceError } from '@temporalio/client';
 import { KEYWORD_INDEXED_VALUE_TYPE, searchAttributes, searchAttributeType } from '../config/search-attributes.js';
+import { GrpcStatus, grpcCode } from '../lib/grpc-status.js';
 
 /** The part of Temporal's OperatorService this needs (a Client Connection's `operatorService`). */
 export interface SearchAttributeOperator {
@@ -20,10 +20,7 @@ const wanted: readonly string[] = Object.values(searchAttributes);
 
 // gRPC status codes of a server that will not let this caller register attributes (Temporal Cloud answers
 // PermissionDenied on its data plane; an authorizer may answer either of the first two).
-const PERMISSION_DENIED = 7;
-const UNAUTHENTICATED = 16;
-const UNIMPLEMENTED = 12;
-const ALREADY_EXISTS = 6;
+const REFUSALS: readonly number[] = [GrpcStatus.permissionDenied, GrpcStatus.unauthenticated, GrpcStatus.unimplemented];
 
 /** Which of helmflow's attributes are absent, and which exist with a type other than Keyword. */
 export function compareAttributes(existing: Record<string, number>): { missing: string[]; mistyped: string[] } {
@@ -62,14 +59,8 @@ function refusedBecause(target: TemporalTarget, names: string[], why: string): S
   };
 }
 
-function grpcCode(err: unknown): number | undefined {
-  if (!isGrpcServiceError(err)) return undefined;
-  const code: number = err.code;
-  return code;
-}
-
 function isRefusal(err: unknown): boolean {
-  return [PERMISSION_DENIED, UNAUTHENTICATED, UNIMPLEMENTED].includes(grpcCode(err) ?? -1);
+  return REFUSALS.includes(grpcCode(err) ?? -1);
 }
 
 /**
@@ -108,7 +99,7 @@ export async function ensureSearchAttributes(
     });
   } catch (err) {
     if (isRefusal(err)) return refusedBecause(target, missing, `the server refused: ${messageOf(err)}`);
-    if (grpcCode(err) !== ALREADY_EXISTS) throw err;
+    if (grpcCode(err) !== GrpcStatus.alreadyExists) throw err;
   }
   const after = await operator.listSearchAttributes({ namespace: target.namespace });
   const still = compareAttributes(after.customAttributes ?? {}).missing;
