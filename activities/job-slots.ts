@@ -8,6 +8,7 @@ import type { ActivityDeps } from './deps.js';
 import { outcomeOf } from './jobs.js';
 import { nextLook } from './next-look.js';
 import { setStatus } from './status.js';
+import { stillWanted } from './still-wanted.js';
 import type { ChartTarget } from './types.js';
 
 /** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
@@ -45,6 +46,8 @@ export class JobSlots {
    * this is the line: a waiter that looks again keeps its place.
    */
   private readonly waiting = new Map<string, number>();
+  /** namespace/name of a chart's Job → how many slot waits for it run in this worker (a new spec's, a cancelled one's). */
+  private readonly waits = new Map<string, number>();
   private counted: { at: number; running: string[] } | undefined;
   private swept = -Infinity;
 
@@ -75,6 +78,26 @@ export class JobSlots {
     this.reserved.set(own, now + holdMs);
     this.waiting.delete(own);
     return true;
+  }
+
+  /** Counts a slot wait for `own` as running in this worker until the function it returns is called. */
+  enter(own: string): () => void {
+    this.waits.set(own, (this.waits.get(own) ?? 0) + 1);
+    return () => {
+      const left = (this.waits.get(own) ?? 1) - 1;
+      if (left > 0) this.waits.set(own, left);
+      else this.waits.delete(own);
+    };
+  }
+
+  /**
+   * Gives back the slot a wait for `own` took when the wait was no longer wanted, so the next in line takes it at its
+   * next look. Kept when another wait for the same Job runs here (the chart's new spec waits again; the cancelled
+   * wait had its place in line): that one finds the slot its own at its next look.
+   */
+  giveBack(own: string): void {
+    if ((this.waits.get(own) ?? 0) > 1) return;
+    this.reserved.delete(own);
   }
 
   /** Drops the waiters that have not looked for WAITER_KEPT_MS, at most once a second. */
@@ -122,8 +145,12 @@ export async function takeJobSlot(
   await deps.jobs.start();
   const now = Date.now();
   const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
-  const taken = deps.slots.take(running, `${target.ref.namespace}/${jobName}`, now, holdMs, waits);
+  const taken = deps.slots.take(running, slotKey(target, jobName), now, holdMs, waits);
   return { taken, running: running.length };
+}
+
+function slotKey(target: ChartTarget, jobName: string): string {
+  return `${target.ref.namespace}/${jobName}`;
 }
 
 /** JobCreated=False/WaitingForJobSlot, written once: not again while the chart already says it. */
@@ -152,17 +179,30 @@ export async function reportWaitingForSlot(
  * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
  * its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the workflow's heartbeat
  * timeout (one minute: about one write every 48 s per waiting chart), so a wait lost with its worker, or never
- * delivered to one, is taken up again within that minute instead of at its start-to-close timeout.
+ * delivered to one, is taken up again within that minute instead of at its start-to-close timeout. So the SDK may
+ * not have heard of a cancel when the turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow
+ * no longer wants gives the slot back to the next in line instead of holding it GRANT_MS for nothing.
  * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   const context = Context.current();
-  for (;;) {
-    if ((await takeJobSlot(deps, target, jobName, GRANT_MS, true)).taken) return true;
-    if (Date.now() >= deadline) return false;
-    context.heartbeat();
-    // Ends at once when the worker shuts down or the wait is cancelled.
-    await nextLook(context, LOOK_MS);
+  const own = slotKey(target, jobName);
+  const leave = deps.slots.enter(own);
+  try {
+    for (;;) {
+      if ((await takeJobSlot(deps, target, jobName, GRANT_MS, true)).taken) {
+        if (await stillWanted(context, deps.log)) return true;
+        deps.slots.giveBack(own);
+        deps.log.info({ job: own }, 'a Job slot wait its workflow no longer wants gave its slot back');
+        return false;
+      }
+      if (Date.now() >= deadline) return false;
+      context.heartbeat();
+      // Ends at once when the worker shuts down or the wait is cancelled.
+      await nextLook(context, LOOK_MS);
+    }
+  } finally {
+    leave();
   }
 }

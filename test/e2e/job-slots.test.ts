@@ -1,9 +1,11 @@
+import { GRANT_MS } from '../../activities/job-slots.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';
 import { apply, helmChart, readHelmChart } from './support/helmcharts.js';
 import { clients, freshNamespace, kubectl } from './support/kube.js';
 import { pendingActivities, watchJobs } from './support/observe.js';
+import { helmflowCli } from './support/operator-cli.js';
 
 // The cap counts every helmflow install Job in the cluster: those earlier test files left running are deleted
 // before this file starts (support/setup.ts), or two of them would take both slots.
@@ -82,9 +84,11 @@ spec:
 
 describe('--max-running-jobs, in turn', () => {
   let ns = '';
+  /** Every gated chart applied, so that none is left holding a slot whatever happens. */
+  const gates: { ns: string; name: string }[] = [];
   /** Binds the chart's claim, once helm has made it: its install then ends. */
-  const open = async (name: string) => {
-    const args = ['patch', 'pvc', `${name}-gate`, '-n', ns, '--subresource=status', '--type=merge'];
+  const open = async (name: string, where = ns) => {
+    const args = ['patch', 'pvc', `${name}-gate`, '-n', where, '--subresource=status', '--type=merge'];
     await waitFor(
       `${name}'s claim bound`,
       async () => kubectl([...args, '-p', '{"status":{"phase":"Bound"}}']).status === 0 || undefined,
@@ -93,15 +97,29 @@ describe('--max-running-jobs, in turn', () => {
   };
   afterAll(async () => {
     // Whatever happened, no gated install is left holding a slot for the test files after this one.
-    if (ns !== '') for (const name of ['held', 'freed']) await open(name).catch(() => undefined);
+    for (const gate of gates) await open(gate.name, gate.ns).catch(() => undefined);
   });
-
-  it('gives freed slots to the waiting charts in the order they began waiting, not to whichever looks first', async () => {
-    ns = await freshNamespace('job-turns');
-    const gatedChart = (name: string) => helmChart(ns, name, { chartContent: gated.chartContent, timeout: '10m' });
-    const jobCreated = async (name: string) =>
-      (await readHelmChart(ns, name))?.status?.conditions?.find((k) => k.type === 'JobCreated');
-    // Both slots taken: one for the whole test, one until its claim is bound.
+  const gatedChart = (name: string) => {
+    gates.push({ ns, name });
+    return helmChart(ns, name, { chartContent: gated.chartContent, timeout: '10m' });
+  };
+  const jobCreated = async (name: string) =>
+    (await readHelmChart(ns, name))?.status?.conditions?.find((k) => k.type === 'JobCreated');
+  /** Applies `name`'s chart and waits until it is in its slot wait (Temporal's describe shows the step started). */
+  const applyWaiting = async (name: string, chartContent: string) => {
+    apply(helmChart(ns, name, { chartContent }));
+    await waitFor(
+      `${name} waiting for a slot`,
+      async () => {
+        if ((await jobCreated(name))?.reason !== 'WaitingForJobSlot') return undefined;
+        const activities = await pendingActivities(helmflow.settings, ns, name);
+        return activities.some((a) => a.type === 'awaitJobSlot' && a.started) || undefined;
+      },
+      { timeoutMs: 60_000 },
+    );
+  };
+  /** Takes both slots with gated charts: `held` for the whole test, `freed` until the test opens it. */
+  const takeBothSlots = async () => {
     apply(gatedChart('held'));
     apply(gatedChart('freed'));
     for (const name of ['held', 'freed']) {
@@ -109,21 +127,15 @@ describe('--max-running-jobs, in turn', () => {
         timeoutMs: 60_000,
       });
     }
+  };
+
+  it('gives freed slots to the waiting charts in the order they began waiting, not to whichever looks first', async () => {
+    ns = await freshNamespace('job-turns');
+    await takeBothSlots();
     // Five charts begin waiting one after another; each is in its slot wait before the next is applied.
     const waiting = ['w1', 'w2', 'w3', 'w4', 'w5'];
     const plain = buildChart({ name: 'turn' });
-    for (const name of waiting) {
-      apply(helmChart(ns, name, { chartContent: plain.chartContent }));
-      await waitFor(
-        `${name} waiting for a slot`,
-        async () => {
-          if ((await jobCreated(name))?.reason !== 'WaitingForJobSlot') return undefined;
-          const activities = await pendingActivities(helmflow.settings, ns, name);
-          return activities.some((a) => a.type === 'awaitJobSlot' && a.started) || undefined;
-        },
-        { timeoutMs: 60_000 },
-      );
-    }
+    for (const name of waiting) await applyWaiting(name, plain.chartContent);
     const jobs = await watchJobs(ns);
     try {
       // One slot frees; each waiter's Job takes it when the one before ends: all five in the order they waited.
@@ -138,6 +150,48 @@ describe('--max-running-jobs, in turn', () => {
       );
       const created = jobs.added.map((a) => a.name).filter((name) => name.startsWith('helm-install-w'));
       expect(created).toEqual(waiting.map((name) => `helm-install-${name}`));
+    } finally {
+      jobs.stop();
+    }
+    await open('held');
+  });
+
+  it('gives the slot of a chart paused while it waited to the next in line at once, not after GRANT_MS', async () => {
+    ns = await freshNamespace('job-turn-paused');
+    await takeBothSlots();
+    const plain = buildChart({ name: 'turn' });
+    // The first in line is paused while it waits; its wait learns of it only at its next heartbeat, within 48 s.
+    await applyWaiting('paused', plain.chartContent);
+    await applyWaiting('next', plain.chartContent);
+    const cancel = helmflowCli(['chart', 'cancel', `${ns}/paused`]);
+    expect(cancel.status).toBe(0);
+    await waitFor(
+      'the chart Paused',
+      async () => (await readHelmChart(ns, 'paused'))?.status?.phase === 'Paused' || undefined,
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const jobs = await watchJobs(ns);
+    try {
+      await open('freed');
+      await waitFor(
+        'next Installed',
+        async () => (await readHelmChart(ns, 'next'))?.status?.phase === 'Installed' || undefined,
+        {
+          timeoutMs: 180_000,
+          intervalMs: 200,
+        },
+      );
+      // The freed slot went to the paused chart's turn: its wait gave it back, and the next chart's Job followed
+      // within seconds, where holding it for the paused chart would have kept it GRANT_MS (60 s).
+      const freed = await clients().batch.readNamespacedJob({ namespace: ns, name: 'helm-install-freed' });
+      const ended = freed.status?.completionTime?.getTime() ?? Number.NaN;
+      const next = jobs.added.find((a) => a.name === 'helm-install-next');
+      const gap = (next?.seenAt ?? Number.NaN) - ended;
+      process.stderr.write(`job-slots: the freed Job's end to the next chart's Job created: ${gap} ms\n`);
+      expect(gap).toBeLessThan(GRANT_MS / 2);
+      expect(jobs.added.map((a) => a.name)).not.toContain('helm-install-paused');
     } finally {
       jobs.stop();
     }

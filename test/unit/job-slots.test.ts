@@ -1,4 +1,5 @@
 import type { V1Job } from '@kubernetes/client-node';
+import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
@@ -134,6 +135,30 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
     expect(slots.take([], 'a/a', later + 2, GRANT_MS, true)).toBe(false);
     expect(slots.take([], 'a/b', later + 3, GRANT_MS, true)).toBe(true);
   });
+
+  it('gives back a slot whose wait is no longer wanted to the next in line, unless another wait for that Job runs', () => {
+    const slots = new JobSlots(1);
+    const leaveA = slots.enter('a/a');
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
+    expect(slots.take(['a/running'], 'a/b', 1, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/a', 1_000, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/b', 1_001, GRANT_MS, true)).toBe(false);
+    // a's chart was paused: its wait gives the slot back, and b takes it at its next look, not GRANT_MS later.
+    slots.giveBack('a/a');
+    leaveA();
+    expect(slots.take([], 'a/b', 2_000, GRANT_MS, true)).toBe(true);
+
+    // c's chart got a new spec: its old wait (cancelled) and its new one run together; the slot stays c's.
+    const again = new JobSlots(1);
+    const leaveOld = again.enter('a/c');
+    const leaveNew = again.enter('a/c');
+    expect(again.take([], 'a/c', 0, GRANT_MS, true)).toBe(true);
+    again.giveBack('a/c');
+    leaveOld();
+    expect(again.take([], 'a/d', 1, GRANT_MS, true)).toBe(false);
+    expect(again.take([], 'a/c', 2, GRANT_MS, true)).toBe(true);
+    leaveNew();
+  });
 });
 
 const runningJob = (name: string, ended = false): V1Job => ({
@@ -160,7 +185,12 @@ describe('awaitJobSlot', () => {
         },
       },
     } as unknown as ActivityDeps;
-    const env = new MockActivityEnvironment();
+    let asked = 0;
+    const answer = () => {
+      asked += 1;
+      return false;
+    };
+    const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(answer) });
     let heartbeats = 0;
     env.on('heartbeat', () => (heartbeats += 1));
     expect(await env.run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
@@ -170,5 +200,52 @@ describe('awaitJobSlot', () => {
     // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
     expect(slots.take([], 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
     expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
+    // Temporal was asked once, when the turn came, whether the wait was still wanted.
+    expect(asked).toBe(1);
+  });
+
+  const waitDeps = (slots: JobSlots) =>
+    ({
+      group: 'helm.k3sm.io',
+      log: pino({ level: 'silent' }),
+      slots,
+      jobs: { start: async () => undefined, list: () => [] },
+    }) as unknown as ActivityDeps;
+  const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
+
+  it.each([
+    ['Temporal says its cancel was requested (a pause, delete or new spec)', () => true],
+    [
+      'Temporal no longer knows the attempt (the run continued as new)',
+      () => {
+        throw Object.assign(new Error('not found'), { code: 5, details: 'not found', metadata: {} });
+      },
+    ],
+  ])('gives the slot back at its turn when %s', async (_, cancelRequested) => {
+    const slots = new JobSlots(1);
+    const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(cancelRequested) });
+    expect(await env.run(awaitJobSlot, waitDeps(slots), target, 'helm-install-podinfo')).toBe(false);
+    expect(slots.take([], 'kube-system/helm-install-other', Date.now())).toBe(true);
+  });
+
+  it('takes the slot when Temporal cannot be asked: no worse than before it asked', async () => {
+    const slots = new JobSlots(1);
+    const unreachable = () => {
+      throw Object.assign(new Error('unavailable'), { code: 14, details: 'unavailable', metadata: {} });
+    };
+    const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(unreachable) });
+    expect(await env.run(awaitJobSlot, waitDeps(slots), target, 'helm-install-podinfo')).toBe(true);
+    expect(slots.take([], 'kube-system/helm-install-other', Date.now())).toBe(false);
   });
 });
+
+/** Steers stillWanted's branches only: a Temporal client whose heartbeat answer is `cancelRequested()`. */
+function temporalAnswering(cancelRequested: () => boolean): Client {
+  return {
+    withAbortSignal: async <R>(_: AbortSignal, call: () => Promise<R>) => call(),
+    connection: { withDeadline: async <R>(_: number, call: () => Promise<R>) => call() },
+    workflowService: {
+      recordActivityTaskHeartbeat: async () => ({ cancelRequested: cancelRequested() }),
+    },
+  } as unknown as Client;
+}
