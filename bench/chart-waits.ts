@@ -4,7 +4,7 @@
 // Pure: table-tested in test/unit/chart-waits.test.ts.
 
 export interface ChartTimes {
-  metadata: { creationTimestamp?: string };
+  metadata: { name?: string; creationTimestamp?: string };
   status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
 }
 
@@ -18,6 +18,8 @@ export interface ChartWaits {
    * came are all installed early; served by chance, some of them wait until the end.
    */
   firstTenthLongest: number;
+  /** The chart with the longest creation to Installed, and when it was created (ms since the epoch). */
+  slowest?: { name: string; createdMs: number; installed: number };
 }
 
 function secondsTo(chart: ChartTimes, type: string): number | undefined {
@@ -39,5 +41,17 @@ export function chartWaits(charts: readonly ChartTimes[]): ChartWaits {
     .sort((a, b) => Date.parse(a.metadata.creationTimestamp ?? '') - Date.parse(b.metadata.creationTimestamp ?? ''));
   const firstTenth = byCreation.slice(0, Math.ceil(byCreation.length / 10));
   const firstTenthLongest = Math.max(0, ...firstTenth.map((chart) => secondsTo(chart, 'Installed') ?? 0));
-  return { jobCreated: of('JobCreated'), installed: of('Installed'), firstTenthLongest };
+  let slowest: ChartWaits['slowest'];
+  for (const chart of byCreation) {
+    const installed = secondsTo(chart, 'Installed');
+    if (installed === undefined || installed <= (slowest?.installed ?? -1)) continue;
+    const createdMs = Date.parse(chart.metadata.creationTimestamp ?? '');
+    slowest = { name: chart.metadata.name ?? '', createdMs, installed };
+  }
+  return {
+    jobCreated: of('JobCreated'),
+    installed: of('Installed'),
+    firstTenthLongest,
+    ...(slowest === undefined ? {} : { slowest }),
+  };
 }

@@ -68,6 +68,8 @@ export async function idleRssMiB(pid: number): Promise<number> {
 
 export interface ManyInstalls {
   charts: number;
+  /** Where they were applied. */
+  namespace: string;
   /** `kubectl apply` of all of them. */
   appliedMs: number;
   /** Per chart, apply to Installed, sorted (as the bench's polling saw it: late for those done while kubectl ran). */
@@ -159,6 +161,7 @@ export async function installMany(count: number, pid: number, metricsUrl?: strin
     const installedMs = [...done.values()].sort((a, b) => a - b);
     return {
       charts: count,
+      namespace: ns,
       appliedMs,
       installedMs,
       waits: chartWaits(last),

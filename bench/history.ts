@@ -53,3 +53,41 @@ export function retriedSteps(events: HistoryEvent[]): string[] {
   }
   return retried;
 }
+
+const secondsAfter = (event: HistoryEvent, sinceMs: number) =>
+  ((Number(event.eventTime?.seconds ?? 0) * 1000 + (event.eventTime?.nanos ?? 0) / 1e6 - sinceMs) / 1000).toFixed(1);
+
+/**
+ * Each step of a workflow run as one line, times in seconds after `sinceMs` (the chart's creation, say):
+ * "awaitJobSlot: scheduled 12.0, started 12.1 (attempt 1), completed 240.3". Signals and timers too. For the
+ * chart that waited longest, so a run can say where its time went.
+ */
+export function stepTimeline(events: HistoryEvent[], sinceMs: number): string[] {
+  const lines = new Map<string, string>();
+  const order: string[] = [];
+  const add = (id: string, text: string) => {
+    if (!lines.has(id)) order.push(id);
+    lines.set(id, `${lines.get(id) ?? ''}${text}`);
+  };
+  for (const event of events) {
+    const at = secondsAfter(event, sinceMs);
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled != null) add(String(event.eventId), `${scheduled.activityType?.name ?? '?'}: scheduled ${at}`);
+    const started = event.activityTaskStartedEventAttributes;
+    if (started != null) add(String(started.scheduledEventId), `, started ${at} (attempt ${String(started.attempt)})`);
+    const ends: [string, { scheduledEventId?: unknown } | null | undefined][] = [
+      ['completed', event.activityTaskCompletedEventAttributes],
+      ['failed', event.activityTaskFailedEventAttributes],
+      ['timed out', event.activityTaskTimedOutEventAttributes],
+      ['cancelled', event.activityTaskCanceledEventAttributes],
+    ];
+    for (const [how, end] of ends) if (end != null) add(String(end.scheduledEventId), `, ${how} ${at}`);
+    const signal = event.workflowExecutionSignaledEventAttributes;
+    if (signal != null) add(`s${String(event.eventId)}`, `signal ${signal.signalName ?? '?'} ${at}`);
+    const timer = event.timerStartedEventAttributes;
+    if (timer != null) add(`t${String(event.eventId)}`, `timer started ${at}`);
+    if (event.workflowExecutionContinuedAsNewEventAttributes != null)
+      add(`c${String(event.eventId)}`, `continued as new ${at}`);
+  }
+  return order.map((id) => lines.get(id) ?? '');
+}

@@ -1,7 +1,8 @@
 // Many charts at once: N chartContent HelmCharts applied together, on an embedded stack of the bench's own.
 // helmflow runs as production runs it, one `helmflow run` process (controller + worker). Prints its start time
 // (process start → /readyz 200) and its idle memory, the time until every chart is Installed (and percentiles per
-// chart, and each chart's own wait from its creation to its Job created and to Installed, read from its conditions),
+// chart, and each chart's own wait from its creation to its Job created and to Installed, read from its conditions,
+// with the steps of the slowest chart's workflow: when each was scheduled, started, and ended, and which attempt),
 // the peak number of install Jobs running at once, the process's peak memory and its memory once every
 // chart is installed (each split: main-thread heap, outside it, the rest) — the figures behind
 // DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
@@ -27,6 +28,9 @@ import { Option } from 'commander';
 import { benchCommand, wholeNumber } from './flags.js';
 import type { Runtime } from './helmflow-run.js';
 import { cpuSeconds } from './proc.js';
+import { Client, Connection } from '@temporalio/client';
+import { chartWorkflowId } from '../workflows/contract.js';
+import { historyEvents, stepTimeline } from './history.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
@@ -103,6 +107,11 @@ try {
     `  per chart, its creation to Installed, p50 / p90 / max:       ${percentile(installed, 50)} / ${percentile(installed, 90)} / ${installed.at(-1) ?? 0} s`,
   );
   console.log(`  of the tenth created first, the longest creation to Installed: ${many.waits.firstTenthLongest} s`);
+  const { slowest } = many.waits;
+  if (slowest !== undefined) {
+    console.log(`  the slowest, ${slowest.name} (${slowest.installed} s): its workflow's steps, s after its creation:`);
+    for (const line of await stepsOf(many.namespace, slowest.name, slowest.createdMs)) console.log(`    ${line}`);
+  }
   console.log(`  install Jobs active at once: ${many.peakActiveJobs} (peak)`);
   console.log(`  helmflow process CPU:        ${cpuInstalling.toFixed(1)} s (from apply to all Installed)`);
   console.log(`  helmflow process RSS:        ${String(many.peakRssMiB)} MiB (peak; controller + worker)`);
@@ -123,4 +132,26 @@ try {
   await run.process.stop();
   await stopStack(layout, log);
   rmSync(layout.stateDir, { recursive: true, force: true });
+}
+
+/** Every run of the chart's workflow, step by step (bench/history.ts stepTimeline), oldest run first. */
+async function stepsOf(namespace: string, name: string, sinceMs: number): Promise<string[]> {
+  const connection = await Connection.connect({ address: settings.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: settings.temporalNamespace });
+    const workflowId = chartWorkflowId({ group: settings.group, namespace, name });
+    const runs: { runId: string; start: number }[] = [];
+    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
+      runs.push({ runId: execution.runId, start: execution.startTime.getTime() });
+    }
+    runs.sort((a, b) => a.start - b.start);
+    const lines: string[] = [];
+    for (const run of runs) {
+      lines.push(`run ${run.runId}:`);
+      lines.push(...stepTimeline(await historyEvents(client.workflow.getHandle(workflowId, run.runId)), sinceMs));
+    }
+    return lines;
+  } finally {
+    await connection.close();
+  }
 }

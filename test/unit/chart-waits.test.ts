@@ -1,7 +1,7 @@
 import { chartWaits, type ChartTimes } from '../../bench/chart-waits.js';
 
-const chart = (created: string, conditions: [string, string, string][]): ChartTimes => ({
-  metadata: { creationTimestamp: created },
+const chart = (created: string, conditions: [string, string, string][], name = 'c'): ChartTimes => ({
+  metadata: { name, creationTimestamp: created },
   status: {
     conditions: conditions.map(([type, status, lastTransitionTime]) => ({ type, status, lastTransitionTime })),
   },
@@ -10,16 +10,25 @@ const chart = (created: string, conditions: [string, string, string][]): ChartTi
 describe("the many-charts bench's waits per chart, from each chart's own conditions", () => {
   it('measures from creation to JobCreated=True and to Installed=True, sorted', () => {
     const waits = chartWaits([
-      chart('2026-12-05T10:00:00Z', [
-        ['JobCreated', 'True', '2026-12-05T10:00:30Z'],
-        ['Installed', 'True', '2026-12-05T10:00:41Z'],
-      ]),
+      chart(
+        '2026-12-05T10:00:00Z',
+        [
+          ['JobCreated', 'True', '2026-12-05T10:00:30Z'],
+          ['Installed', 'True', '2026-12-05T10:00:41Z'],
+        ],
+        'slow',
+      ),
       chart('2026-12-05T10:00:05Z', [
         ['JobCreated', 'True', '2026-12-05T10:00:07Z'],
         ['Installed', 'True', '2026-12-05T10:00:12Z'],
       ]),
     ]);
-    expect(waits).toEqual({ jobCreated: [2, 30], installed: [7, 41], firstTenthLongest: 41 });
+    expect(waits).toEqual({
+      jobCreated: [2, 30],
+      installed: [7, 41],
+      firstTenthLongest: 41,
+      slowest: { name: 'slow', createdMs: Date.parse('2026-12-05T10:00:00Z'), installed: 41 },
+    });
   });
 
   it('leaves out a chart whose condition is not True or has no time', () => {
