@@ -29,10 +29,16 @@ const LOOK_MS = 1_000;
 const RECOUNT_MS = 250;
 /**
  * A waiter that has not looked for this long no longer holds up those behind it (its wait ended: the chart was
- * paused, deleted or changed), but keeps its place this long after (WAITER_KEPT_MS) for its next round or retry.
+ * paused, deleted or changed, or the wait was lost on its way to a worker).
  */
 export const WAITER_LOOKED_MS = 5 * LOOK_MS;
-export const WAITER_KEPT_MS = GRANT_MS;
+/**
+ * How long a waiter that stopped looking keeps its place, for its next round, its retry or a new spec's wait. A
+ * wait lost on its way to a worker comes back only after its one-minute heartbeat timeout and the retry's backoff:
+ * at 300 charts one came back 63 s after its chart's last look (bench/many-charts.ts prints the slowest chart's
+ * steps), and queued behind every chart that had come since. Five minutes covers a few such losses in a row.
+ */
+export const WAITER_KEPT_MS = 5 * 60_000;
 
 /**
  * The Jobs this worker created recently, counted until its watch shows them, so a burst cannot overshoot the cap;
@@ -61,14 +67,15 @@ export class JobSlots {
 
   /**
    * Takes a slot for `own` when one is free for it now, and keeps it `holdMs` from now (synchronous: no two callers
-   * in this worker take the last one). A caller that `waits` (awaitJobSlot) joins the line, or keeps its place in
-   * it, when the slot is not yet its. prepareInstall's take shortens awaitJobSlot's hold: once the Job exists, the
-   * watch counts it, and its slot frees when it ends.
+   * in this worker take the last one). When the slot is not yet its, the chart joins the line, or keeps its place in
+   * it: its place is where it first found no slot (in prepareInstall), so a wait that is lost on its way to a worker
+   * and comes back with its retry keeps it. prepareInstall's take shortens awaitJobSlot's hold: once the Job
+   * exists, the watch counts it, and its slot frees when it ends.
    */
-  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS, waits = false): boolean {
+  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS): boolean {
     for (const [key, until] of this.reserved) if (now > until) this.reserved.delete(key);
     this.forgetWaiters(now);
-    if (waits) this.waiting.set(own, now);
+    this.waiting.set(own, now);
     const view = { running, reserved: [...this.reserved.keys()], own, max: this.max };
     // The line is read only when a slot is free at all: under a flood every slot is taken at nearly every look.
     if (!slotFree({ ...view, waiting: [] })) return false;
@@ -133,19 +140,13 @@ function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
 
 /**
  * Takes a slot for the chart's Job `jobName` if fewer than --max-running-jobs of helmflow's install Jobs run and no
- * chart that began waiting earlier is still in line for it, and keeps it `holdMs`; `waits`: awaitJobSlot's look.
+ * chart that began waiting earlier is still in line for it, and keeps it `holdMs`; if not, the chart is in line.
  */
-export async function takeJobSlot(
-  deps: ActivityDeps,
-  target: ChartTarget,
-  jobName: string,
-  holdMs?: number,
-  waits = false,
-) {
+export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string, holdMs?: number) {
   await deps.jobs.start();
   const now = Date.now();
   const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
-  const taken = deps.slots.take(running, slotKey(target, jobName), now, holdMs, waits);
+  const taken = deps.slots.take(running, slotKey(target, jobName), now, holdMs);
   return { taken, running: running.length };
 }
 
@@ -191,7 +192,7 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
   const leave = deps.slots.enter(own);
   try {
     for (;;) {
-      if ((await takeJobSlot(deps, target, jobName, GRANT_MS, true)).taken) {
+      if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) {
         if (await stillWanted(context, deps.log)) return true;
         deps.slots.giveBack(own);
         deps.log.info({ job: own }, 'a Job slot wait its workflow no longer wants gave its slot back');

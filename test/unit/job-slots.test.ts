@@ -3,7 +3,14 @@ import type { Client } from '@temporalio/client';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
-import { GRANT_MS, JobSlots, WAITER_KEPT_MS, WAITER_LOOKED_MS, awaitJobSlot } from '../../activities/job-slots.js';
+import {
+  GRANT_MS,
+  JobSlots,
+  PREPARE_HOLD_MS,
+  WAITER_KEPT_MS,
+  WAITER_LOOKED_MS,
+  awaitJobSlot,
+} from '../../activities/job-slots.js';
 import { slotFree, type SlotView } from '../../src/build/job-slots.js';
 
 describe('slotFree: one more install Job while fewer than the cap run, in the order charts began waiting', () => {
@@ -89,74 +96,89 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
   /** Each of `keys` looks once a second from `from` to `to`, as awaitJobSlot does, finding no slot. */
   const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
     for (let t = from; t <= to; t += 1_000)
-      for (const key of keys) expect(slots.take(running, key, t, GRANT_MS, true)).toBe(false);
+      for (const key of keys) expect(slots.take(running, key, t, GRANT_MS)).toBe(false);
   };
 
   it('hands freed slots to the waiting charts in the order they began, whoever looks first', () => {
     const slots = new JobSlots(1);
     // a, b and c begin waiting in that order while the one slot is taken.
     for (const [i, key] of ['a/a', 'a/b', 'a/c'].entries()) {
-      expect(slots.take(['a/running'], key, i, GRANT_MS, true)).toBe(false);
+      expect(slots.take(['a/running'], key, i, GRANT_MS)).toBe(false);
     }
     // The Job ends. c and b look first, and a new chart's prepareInstall asks: none of them is first in line.
-    expect(slots.take([], 'a/c', 1_000, GRANT_MS, true)).toBe(false);
-    expect(slots.take([], 'a/b', 1_001, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/c', 1_000, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/b', 1_001, GRANT_MS)).toBe(false);
     expect(slots.take([], 'a/new', 1_002)).toBe(false);
-    expect(slots.take([], 'a/a', 1_003, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/a', 1_003, GRANT_MS)).toBe(true);
     // a's prepareInstall creates its Job; it runs, b and c looking meanwhile, and ends: b is next, though c looks first.
     expect(slots.take([], 'a/a', 2_000)).toBe(true);
     keepLooking(slots, ['a/c', 'a/b'], 3_000, 20_000, ['a/a']);
-    expect(slots.take([], 'a/c', 20_500, GRANT_MS, true)).toBe(false);
+    expect(slots.take([], 'a/c', 20_500, GRANT_MS)).toBe(false);
     expect(slots.take([], 'a/new', 20_501)).toBe(false);
-    expect(slots.take([], 'a/b', 20_502, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/b', 20_502, GRANT_MS)).toBe(true);
   });
 
   it('lets a waiter that stopped looking hold up no one, and gives it back its place when it looks again soon', () => {
     const slots = new JobSlots(1);
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
     // a's wait ended (its chart was paused, say); b keeps looking, and gets the slot once a has not looked for a while.
     keepLooking(slots, ['a/b'], 1, WAITER_LOOKED_MS, ['a/running']);
-    expect(slots.take([], 'a/b', WAITER_LOOKED_MS + 1, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/b', WAITER_LOOKED_MS + 1, GRANT_MS)).toBe(true);
     // a comes back (its next round) while c waits too: a is still ahead of c.
     // b's prepareInstall creates its Job; it runs 10 s, then ends.
     const back = WAITER_LOOKED_MS + 2;
     expect(slots.take([], 'a/b', back)).toBe(true);
     keepLooking(slots, ['a/c', 'a/a'], back + 1, back + 10_000, ['a/b']);
-    expect(slots.take([], 'a/c', back + 10_500, GRANT_MS, true)).toBe(false);
-    expect(slots.take([], 'a/a', back + 10_501, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/c', back + 10_500, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/a', back + 10_501, GRANT_MS)).toBe(true);
+  });
+
+  it('keeps the place a chart took in prepareInstall while its wait is lost and retried a minute later', () => {
+    const slots = new JobSlots(1);
+    // a's prepareInstall finds no slot; its wait is lost on the way to the worker. b comes, and waits.
+    expect(slots.take(['a/running'], 'a/a', 0, PREPARE_HOLD_MS)).toBe(false);
+    keepLooking(slots, ['a/b'], 1_000, 40_000, ['a/running']);
+    // The Job ends while a is gone: b takes the slot (a holds no one up), and its Job runs.
+    expect(slots.take([], 'a/b', 40_500, GRANT_MS)).toBe(true);
+    expect(slots.take([], 'a/b', 41_000)).toBe(true);
+    keepLooking(slots, ['a/c'], 42_000, 60_000, ['a/b']);
+    // a's wait comes back with its retry, 63 s after its last look: still ahead of c, which came after it.
+    keepLooking(slots, ['a/a', 'a/c'], 63_000, 80_000, ['a/b']);
+    expect(slots.take([], 'a/c', 80_500, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/a', 80_501, GRANT_MS)).toBe(true);
   });
 
   it('forgets a waiter that has not looked for WAITER_KEPT_MS: back, it queues anew', () => {
     const slots = new JobSlots(1);
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
     const later = WAITER_KEPT_MS + 1;
-    expect(slots.take(['a/running'], 'a/b', later, GRANT_MS, true)).toBe(false);
-    expect(slots.take(['a/running'], 'a/a', later + 1, GRANT_MS, true)).toBe(false);
-    expect(slots.take([], 'a/a', later + 2, GRANT_MS, true)).toBe(false);
-    expect(slots.take([], 'a/b', later + 3, GRANT_MS, true)).toBe(true);
+    expect(slots.take(['a/running'], 'a/b', later, GRANT_MS)).toBe(false);
+    expect(slots.take(['a/running'], 'a/a', later + 1, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/a', later + 2, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/b', later + 3, GRANT_MS)).toBe(true);
   });
 
   it('gives back a slot whose wait is no longer wanted to the next in line, unless another wait for that Job runs', () => {
     const slots = new JobSlots(1);
     const leaveA = slots.enter('a/a');
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS, true)).toBe(false);
-    expect(slots.take(['a/running'], 'a/b', 1, GRANT_MS, true)).toBe(false);
-    expect(slots.take([], 'a/a', 1_000, GRANT_MS, true)).toBe(true);
-    expect(slots.take([], 'a/b', 1_001, GRANT_MS, true)).toBe(false);
+    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
+    expect(slots.take(['a/running'], 'a/b', 1, GRANT_MS)).toBe(false);
+    expect(slots.take([], 'a/a', 1_000, GRANT_MS)).toBe(true);
+    expect(slots.take([], 'a/b', 1_001, GRANT_MS)).toBe(false);
     // a's chart was paused: its wait gives the slot back, and b takes it at its next look, not GRANT_MS later.
     slots.giveBack('a/a');
     leaveA();
-    expect(slots.take([], 'a/b', 2_000, GRANT_MS, true)).toBe(true);
+    expect(slots.take([], 'a/b', 2_000, GRANT_MS)).toBe(true);
 
     // c's chart got a new spec: its old wait (cancelled) and its new one run together; the slot stays c's.
     const again = new JobSlots(1);
     const leaveOld = again.enter('a/c');
     const leaveNew = again.enter('a/c');
-    expect(again.take([], 'a/c', 0, GRANT_MS, true)).toBe(true);
+    expect(again.take([], 'a/c', 0, GRANT_MS)).toBe(true);
     again.giveBack('a/c');
     leaveOld();
-    expect(again.take([], 'a/d', 1, GRANT_MS, true)).toBe(false);
-    expect(again.take([], 'a/c', 2, GRANT_MS, true)).toBe(true);
+    expect(again.take([], 'a/d', 1, GRANT_MS)).toBe(false);
+    expect(again.take([], 'a/c', 2, GRANT_MS)).toBe(true);
     leaveNew();
   });
 });
