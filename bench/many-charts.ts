@@ -29,8 +29,8 @@ import { benchCommand, wholeNumber } from './flags.js';
 import type { Runtime } from './helmflow-run.js';
 import { cpuSeconds } from './proc.js';
 import { Client, Connection } from '@temporalio/client';
-import { chartWorkflowId } from '../workflows/contract.js';
-import { historyEvents, stepTimeline } from './history.js';
+import { chartWorkflowRuns } from '../src/cli/workflow-runs.js';
+import { stepTimeline } from './history.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
@@ -139,18 +139,8 @@ async function stepsOf(namespace: string, name: string, sinceMs: number): Promis
   const connection = await Connection.connect({ address: settings.temporalAddress });
   try {
     const client = new Client({ connection, namespace: settings.temporalNamespace });
-    const workflowId = chartWorkflowId({ group: settings.group, namespace, name });
-    const runs: { runId: string; start: number }[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
-      runs.push({ runId: execution.runId, start: execution.startTime.getTime() });
-    }
-    runs.sort((a, b) => a.start - b.start);
-    const lines: string[] = [];
-    for (const run of runs) {
-      lines.push(`run ${run.runId}:`);
-      lines.push(...stepTimeline(await historyEvents(client.workflow.getHandle(workflowId, run.runId)), sinceMs));
-    }
-    return lines;
+    const runs = await chartWorkflowRuns(client, { group: settings.group, namespace, name });
+    return runs.flatMap((run) => [`run ${run.runId}:`, ...stepTimeline(run.events, sinceMs)]);
   } finally {
     await connection.close();
   }

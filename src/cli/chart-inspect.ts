@@ -14,6 +14,7 @@ import { CliError, ExitCode } from './errors.js';
 import { formatAge, statusText, table } from './format.js';
 import { printAs, parseOutput } from './output.js';
 import { operatorAction } from './run-command.js';
+import { chartWorkflowRuns } from './workflow-runs.js';
 
 async function queryWorkflow(ctx: CliContext, ref: ChartRef): Promise<ChartStatus | undefined> {
   try {
@@ -198,18 +199,11 @@ function newest(pods: V1Pod[]): V1Pod | undefined {
 
 /** The attempts of every run of the chart's workflow (continue-as-new starts new runs), oldest first. */
 async function workflowAttempts(ctx: CliContext, ref: ChartRef) {
-  const workflowId = chartWorkflowId(ref);
-  const runs: { runId: string; start: number }[] = [];
-  for await (const execution of ctx.temporal.workflow.list({ query: `WorkflowId = "${workflowId}"` })) {
-    runs.push({ runId: execution.runId, start: execution.startTime.getTime() });
-  }
-  runs.sort((a, b) => a.start - b.start);
   const events: SummarisedEvent[] = [];
-  for (const run of runs.slice(-20)) {
-    const history = await ctx.temporal.workflow.getHandle(workflowId, run.runId).fetchHistory();
+  for (const run of await chartWorkflowRuns(ctx.temporal, ref, 20)) {
     // Scheduled install waits by event id: their completion says whether the Job succeeded.
     const waits = new Map<string, string>();
-    for (const event of history.events ?? []) {
+    for (const event of run.events) {
       const time = new Date(Number(event.eventTime?.seconds ?? 0) * 1000).toISOString();
       const completed = event.activityTaskCompletedEventAttributes;
       const wait = waits.get(String(completed?.scheduledEventId ?? ''));
