@@ -1,5 +1,6 @@
 import type { Informer, KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { apiErrorOf } from './api-errors.js';
 
 const defaultDelayMs = 2_000;
 
@@ -10,6 +11,15 @@ export interface RestartWatchOptions {
   /** True once the owner stopped the informer on purpose: then an error is the stop, not a failure. */
   stopped: () => boolean;
   delayMs?: number;
+}
+
+/**
+ * What the log says of a failed watch: the apiserver's status, reason and message, not client-node's whole
+ * exception (its text carries every response header, one long line per failure).
+ */
+export function watchFailure(err: unknown): { status?: number; reason?: string; err: string } {
+  const { status, reason, message } = apiErrorOf(err);
+  return { ...(status === undefined ? {} : { status }), ...(reason === undefined ? {} : { reason }), err: message };
 }
 
 /**
@@ -25,14 +35,14 @@ export function restartOnError<T extends KubernetesObject>(
     setTimeout(() => {
       if (stopped()) return;
       informer.start().catch((err: unknown) => {
-        log.warn({ watch: what, err: (err as Error | undefined)?.message }, 'watch restart failed; trying again');
+        log.warn({ watch: what, ...watchFailure(err) }, 'watch restart failed; trying again');
         restartLater();
       });
     }, delayMs);
   };
   informer.on('error', (err: unknown) => {
     if (stopped()) return;
-    log.warn({ watch: what, err: (err as Error | undefined)?.message }, 'watch failed; restarting');
+    log.warn({ watch: what, ...watchFailure(err) }, 'watch failed; restarting');
     restartLater();
   });
 }

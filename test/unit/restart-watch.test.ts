@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Informer, KubernetesObject } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { restartOnError } from '../../src/kube/restart-watch.js';
+import { restartOnError, watchFailure } from '../../src/kube/restart-watch.js';
 
 /** Steers the branches: an informer whose first `failures` restarts reject, as a list does while the apiserver is down. */
 function flakyInformer(failures: number) {
@@ -60,5 +60,33 @@ describe('restartOnError', () => {
     stopped = true;
     await jest.advanceTimersByTimeAsync(100);
     expect(flaky.starts()).toBe(0);
+  });
+});
+
+describe('watchFailure', () => {
+  it("logs the apiserver's status, reason and message, not client-node's exception with its headers", () => {
+    // The shape client-node's ApiException has (code, body as text), as a watch's list throws it.
+    const thrown = Object.assign(
+      new Error('HTTP-Code: 429\nMessage: Unknown API Status Code!\nBody: …\nHeaders: {"audit-id":"1a6e"}'),
+      {
+        code: 429,
+        body: JSON.stringify({
+          kind: 'Status',
+          status: 'Failure',
+          message: 'storage is (re)initializing',
+          reason: 'TooManyRequests',
+          code: 429,
+        }),
+      },
+    );
+    expect(watchFailure(thrown)).toEqual({
+      status: 429,
+      reason: 'TooManyRequests',
+      err: 'storage is (re)initializing',
+    });
+  });
+
+  it("keeps the first line of an error that is not the apiserver's", () => {
+    expect(watchFailure(new Error('read ECONNRESET\n    at TLSWrap.onStreamRead'))).toEqual({ err: 'read ECONNRESET' });
   });
 });
