@@ -140,7 +140,7 @@ export function componentSpecs(layout: StackLayout, tools: ToolPaths, options: S
         `--db-filename=${layout.temporalDb}`,
         // SQLite's defaults (rollback journal, fsync at every commit) serialise every history write behind
         // several fsyncs on the server's one connection; under 100 charts its writes outlasted the server's
-        // own deadlines (README, Benchmarks). A write-ahead log synced at checkpoints keeps every commit across
+        // own deadlines (bench/README.md, Benchmarks). A write-ahead log synced at checkpoints keeps every commit across
         // a crash of the server, and loses only the last ones if the machine itself goes down.
         '--sqlite-pragma=journal_mode=wal',
         '--sqlite-pragma=synchronous=normal',
