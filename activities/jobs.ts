@@ -53,13 +53,20 @@ export async function deleteJobAndWait(deps: ActivityDeps, namespace: string, na
  * after a crash finds its own Job. Any other Job of that name is deleted first and waited for: never two at once.
  */
 async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string): Promise<V1Job> {
+  const existing = await deps.jobs.get(desired.metadata?.namespace ?? '', desired.metadata?.name ?? '', true);
+  return replaceFound(deps, desired, chartUid, existing);
+}
+
+async function replaceFound(
+  deps: ActivityDeps,
+  desired: V1Job,
+  chartUid: string,
+  existing: V1Job | undefined,
+): Promise<V1Job> {
   const namespace = desired.metadata?.namespace ?? '';
   const name = desired.metadata?.name ?? '';
-  const existing = await deps.jobs.get(namespace, name, true);
   if (existing !== undefined) {
-    const mine = (key: string) => existing.metadata?.annotations?.[key] === desired.metadata?.annotations?.[key];
-    const sameChart = existing.metadata?.labels?.[uidLabelKey(deps.group)] === chartUid;
-    if (sameChart && mine(digestAnnotationKey(deps.group)) && mine(attemptAnnotationKey(deps.group))) return existing;
+    if (sameJob(deps, existing, desired, chartUid, 'digest')) return existing;
     await deleteJobAndWait(deps, namespace, name);
   }
   try {
@@ -79,6 +86,15 @@ async function replaceJob(deps: ActivityDeps, desired: V1Job, chartUid: string):
   }
 }
 
+/** Whether `existing` is this chart uid's Job of the same attempt, and (`also`: 'digest') of the same digest. */
+function sameJob(deps: ActivityDeps, existing: V1Job, desired: V1Job, chartUid: string, also?: 'digest'): boolean {
+  const same = (key: string) => existing.metadata?.annotations?.[key] === desired.metadata?.annotations?.[key];
+  const sameChart = existing.metadata?.labels?.[uidLabelKey(deps.group)] === chartUid;
+  return (
+    sameChart && same(attemptAnnotationKey(deps.group)) && (also !== 'digest' || same(digestAnnotationKey(deps.group)))
+  );
+}
+
 export async function startInstallJob(
   deps: ActivityDeps,
   target: ChartTarget,
@@ -89,16 +105,30 @@ export async function startInstallJob(
   return createAttemptJob(deps, target, buildInstall(input, { ...deps.build, group: deps.group }).job, attempt);
 }
 
-/** Creates this attempt's Job (its install Job, or its crds Job) as built from a read already validated (replacing any older one). */
+/**
+ * Creates this attempt's Job (its install Job, or its crds Job) as built from a read already validated (replacing any
+ * older one). Undefined, touching nothing, when this attempt's Job exists with another digest: an earlier try of the
+ * same step created it and failed after, and the spec changed before this try read it. Replacing it would start a
+ * second Job under the same attempt; the workflow instead ends the attempt as for a chart gone and waits for the
+ * next desired state, the one this try read, whose attempt replaces the Job under a new number.
+ */
 export async function createAttemptJob(
   deps: ActivityDeps,
   target: ChartTarget,
   job: V1Job,
   attempt: number,
-): Promise<StartedJob> {
+): Promise<StartedJob | undefined> {
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps.group)]: String(attempt) };
-  return started(deps, await replaceJob(deps, job, target.uid));
+  const existing = await deps.jobs.get(job.metadata.namespace ?? '', job.metadata.name ?? '', true);
+  if (
+    existing !== undefined &&
+    sameJob(deps, existing, job, target.uid) &&
+    !sameJob(deps, existing, job, target.uid, 'digest')
+  ) {
+    return undefined;
+  }
+  return started(deps, await replaceFound(deps, job, target.uid, existing));
 }
 
 export async function startDeleteJob(deps: ActivityDeps, target: ChartTarget): Promise<StartedJob | undefined> {

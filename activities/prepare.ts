@@ -61,6 +61,8 @@ export async function prepareInstall(
   const slot = await takeJobSlot(deps, target, jobName);
   if (!slot.taken) return noSlot(slot.running);
   const job = await createAttemptJob(deps, target, built, attempt);
+  // This attempt's Job came from an older spec, in an earlier try of this step (createAttemptJob).
+  if (job === undefined) return { state: 'gone' };
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');
   await setStatus(deps, target, jobCreatedStatus(job.jobName, attempt, generation), input.chart);

@@ -25,6 +25,7 @@ export type Inspection =
  * started, or, before an upgrade of a chart with CRDs, its helm-crds-<name> Job started instead (src/build/crds-job.ts).
  */
 export type Preparation =
+  /** The chart is gone under this uid, or a retry found this attempt's Job built from an older spec (createAttemptJob). */
   | { state: 'gone' }
   | { state: 'refused'; generation: number; refusal: Refusal }
   | { state: 'started'; generation: number; job: StartedJob }

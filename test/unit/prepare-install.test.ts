@@ -8,6 +8,7 @@ import type { ChartTarget, Preparation } from '../../activities/types.js';
 import type { HelmChart } from '../../src/api/index.js';
 import { crdYaml, tarGz } from './support/archive.js';
 import { helmChart } from './support/charts.js';
+import { attemptAnnotationKey, digestAnnotationKey, uidLabelKey } from '../../src/build/labels.js';
 
 const target: ChartTarget = {
   ref: { group: 'helm.k3sm.io', namespace: 'kube-system', name: 'podinfo' },
@@ -230,5 +231,35 @@ describe('prepareInstall', () => {
     expect(seen.statuses).toEqual([
       { conditions: [expect.objectContaining({ type: 'JobCreated', status: 'False', reason: 'WaitingForJobSlot' })] },
     ]);
+  });
+
+  it("leaves this attempt's Job alone when an earlier try built it from an older spec, and ends the attempt", async () => {
+    // The earlier try created helm-install-podinfo for attempt 2 from generation 2, then failed (the apiserver went
+    // away); the spec changed before this try read it. A second Job under attempt 2 is what the chaos run caught.
+    const { deps, seen } = fakeCluster(valid, valid);
+    const earlier = {
+      metadata: {
+        name: 'helm-install-podinfo',
+        namespace: 'kube-system',
+        uid: 'earlier-job',
+        labels: { [uidLabelKey('helm.k3sm.io')]: target.uid },
+        annotations: { [attemptAnnotationKey('helm.k3sm.io')]: '2', [digestAnnotationKey('helm.k3sm.io')]: 'older' },
+      },
+      spec: { activeDeadlineSeconds: 600 },
+    };
+    Object.assign(deps, { jobs: { get: async () => earlier, start: async () => undefined, list: () => [] } });
+    expect(await new MockActivityEnvironment().run(prepareInstall, deps, target, 2)).toEqual({ state: 'gone' });
+    expect(seen.jobs).toEqual([]);
+    // The next attempt, for the spec this try read, replaces it under a new number.
+    const deleted: string[] = [];
+    let gets = 0;
+    Object.assign(deps, {
+      jobs: { get: async () => (gets++ === 0 ? earlier : undefined), start: async () => undefined, list: () => [] },
+    });
+    Object.assign(deps.batch, { deleteNamespacedJob: async ({ name }: { name: string }) => deleted.push(name) });
+    const next = await new MockActivityEnvironment().run(prepareInstall, deps, target, 3);
+    expect(next).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo' } });
+    expect(deleted).toEqual(['helm-install-podinfo']);
+    expect(seen.jobs.map((job) => job.metadata?.annotations?.[attemptAnnotationKey('helm.k3sm.io')])).toEqual(['3']);
   });
 });
