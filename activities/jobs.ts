@@ -66,7 +66,7 @@ async function replaceFound(
   const namespace = desired.metadata?.namespace ?? '';
   const name = desired.metadata?.name ?? '';
   if (existing !== undefined) {
-    if (sameJob(deps, existing, desired, chartUid, 'digest')) return existing;
+    if (jobRelation(deps, existing, desired, chartUid) === 'same') return existing;
     await deleteJobAndWait(deps, namespace, name);
   }
   try {
@@ -86,13 +86,15 @@ async function replaceFound(
   }
 }
 
-/** Whether `existing` is this chart uid's Job of the same attempt, and (`also`: 'digest') of the same digest. */
-function sameJob(deps: ActivityDeps, existing: V1Job, desired: V1Job, chartUid: string, also?: 'digest'): boolean {
+/**
+ * How `existing` stands to `desired`: the same Job (this chart uid, attempt and digest), this attempt's Job built
+ * from another spec, or another Job.
+ */
+function jobRelation(deps: ActivityDeps, existing: V1Job, desired: V1Job, chartUid: string) {
   const same = (key: string) => existing.metadata?.annotations?.[key] === desired.metadata?.annotations?.[key];
   const sameChart = existing.metadata?.labels?.[uidLabelKey(deps.group)] === chartUid;
-  return (
-    sameChart && same(attemptAnnotationKey(deps.group)) && (also !== 'digest' || same(digestAnnotationKey(deps.group)))
-  );
+  if (!sameChart || !same(attemptAnnotationKey(deps.group))) return 'other';
+  return same(digestAnnotationKey(deps.group)) ? 'same' : 'otherSpec';
 }
 
 export async function startInstallJob(
@@ -121,13 +123,7 @@ export async function createAttemptJob(
   job.metadata ??= {};
   job.metadata.annotations = { ...job.metadata.annotations, [attemptAnnotationKey(deps.group)]: String(attempt) };
   const existing = await deps.jobs.get(job.metadata.namespace ?? '', job.metadata.name ?? '', true);
-  if (
-    existing !== undefined &&
-    sameJob(deps, existing, job, target.uid) &&
-    !sameJob(deps, existing, job, target.uid, 'digest')
-  ) {
-    return undefined;
-  }
+  if (existing !== undefined && jobRelation(deps, existing, job, target.uid) === 'otherSpec') return undefined;
   return started(deps, await replaceFound(deps, job, target.uid, existing));
 }
 
