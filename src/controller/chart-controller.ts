@@ -19,7 +19,7 @@ import { decide, ignoreReason } from './desired-state.js';
 import { dependencyKeys } from './dependencies.js';
 import { Dependents } from './dependents.js';
 import { addFinalizer } from './finalizer.js';
-import { releaseMoved } from './release-drift.js';
+import { movedRelease } from './release-check.js';
 import { chartInformers, type ChartInformers } from './informers.js';
 import { stillDelivered, type Delivered } from './delivered.js';
 import { catchUpUrgency } from './catch-up.js';
@@ -307,8 +307,9 @@ export class ChartController {
   }
 
   /**
-   * Compares the chart's stored helm release (its newest record's labels: one list call) with status.release and
-   * signals the workflow to read it again only when they differ (release-drift.ts); done when the controller
+   * Compares the chart's stored helm release (its newest record's labels: one list call) with status.release as
+   * the watch has it after that read, and signals the workflow to read it again only when they differ
+   * (release-check.ts); done when the controller
    * first sees a chart and on each resync sweep. Releases kept by the configmap driver are not compared: the
    * controller may list Secrets, not ConfigMaps.
    */
@@ -316,8 +317,12 @@ export class ChartController {
     if (isUnmanaged(chart.metadata.annotations, this.config.group)) return;
     const { targetNamespace, release, driver } = settingsOf(chart, this.configOf(chart));
     if (driver !== 'secret') return;
-    const stored = await latestReleaseLabels(this.core, targetNamespace, release);
-    if (!releaseMoved(chart.status?.release, stored, chart.status?.phase)) return;
+    const moved = await movedRelease({
+      stored: () => latestReleaseLabels(this.core, targetNamespace, release),
+      chart: () => this.informers.charts.get(ref.name, ref.namespace),
+    });
+    if (moved === undefined) return;
+    const { stored } = moved;
     const runId = await this.signals.releaseChanged(ref);
     this.config.onSignal?.('releaseChanged', urgency);
     this.config.log.info({ chart: key, stored }, 'signalled release changed');
