@@ -22,6 +22,20 @@ export function eventsByType(events: HistoryEvent[]): { events: number; types: s
   };
 }
 
+/**
+ * The signals a workflow took and the steps it scheduled, each by name, added into `into`: "signal desiredState",
+ * "step awaitJob". Over all charts, it says what a run's history was spent on.
+ */
+export function countNamed(events: HistoryEvent[], into: Map<string, number>): Map<string, number> {
+  for (const event of events) {
+    const signal = event.workflowExecutionSignaledEventAttributes?.signalName;
+    const step = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    const key = signal != null ? `signal ${signal}` : step != null ? `step ${step}` : undefined;
+    if (key !== undefined) into.set(key, (into.get(key) ?? 0) + 1);
+  }
+  return into;
+}
+
 /** A workflow's history events counted by type (see eventsByType). */
 export async function historyByType(handle: WorkflowHandle): Promise<{ events: number; types: string }> {
   return eventsByType(await historyEvents(handle));

@@ -44,7 +44,7 @@ import { chartWorkflowId } from '../workflows/contract.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
-import { eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
+import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -403,6 +403,8 @@ interface HistoryFigures {
   tail: { name: string; seconds: number; retried: string[] }[];
   /** Over all N charts: each kind of retried step ("awaitJobSlot attempt 2 (before: HEARTBEAT timeout)"), and by whom. */
   retried: Map<string, string[]>;
+  /** Over all N charts: the signals taken and the steps scheduled, by name ("signal releaseChanged" → 12). */
+  named: Map<string, number>;
 }
 
 /** How many of the charts installed last the bench looks into: a slow tail shows there. */
@@ -435,12 +437,15 @@ async function historyOf(
   const retried = new Map<string, string[]>();
   for (const [name, steps] of stepsOf)
     for (const step of steps) retried.set(step, [...(retried.get(step) ?? []), name]);
+  const named = new Map<string, number>();
+  for (const events of eventsOf.values()) countNamed(events, named);
   return {
     lastInstalled,
     ...history,
     sampled: sampled.sort((a, b) => a - b),
     tail,
     retried,
+    named: new Map([...named].sort()),
   } satisfies HistoryFigures;
 }
 
@@ -729,6 +734,9 @@ try {
   );
   console.log(
     `history events, ${String(history.sampled.length)} charts spread over the N: min ${String(history.sampled[0])}, median ${String(median)}, max ${String(history.sampled.at(-1))}`,
+  );
+  console.log(
+    `signals taken and steps scheduled, over all ${String(count)} charts: ${[...history.named].map(([name, n]) => `${name} ${String(n)}`).join(', ')}`,
   );
   console.log(
     `steps that ran more than once, over all ${String(count)} charts:${history.retried.size === 0 ? ' none' : ''}`,
