@@ -309,9 +309,8 @@ export class ChartController {
   /**
    * Compares the chart's stored helm release (its newest record's labels: one list call) with status.release as
    * the watch has it after that read, and signals the workflow to read it again only when they differ
-   * (release-check.ts); done when the controller
-   * first sees a chart and on each resync sweep. Releases kept by the configmap driver are not compared: the
-   * controller may list Secrets, not ConfigMaps.
+   * (release-check.ts); done when the controller first sees a chart and on each resync sweep. Releases kept by the
+   * configmap driver are not compared: the controller may list Secrets, not ConfigMaps.
    */
   private async checkRelease(key: string, ref: ChartRef, chart: HelmChart, urgency: Urgency): Promise<void> {
     if (isUnmanaged(chart.metadata.annotations, this.config.group)) return;

@@ -10,8 +10,8 @@ export interface ReleaseSources {
 /**
  * The stored release when it moved away from the chart's status (release-drift.ts), else undefined. The status is
  * taken from the watch after the stored release was read, never from a chart listed before: a resync sweep reads
- * 1,000 charts' releases one after another, minutes under load, and a chart listed while it waited for a Job slot
- * may have installed by its turn, its status already carrying the revision the read finds.
+ * 1,000 charts' releases one after another, minutes under load, and a chart listed before its workflow wrote any
+ * status may have installed by its turn, its status then carrying the revision the read finds.
  */
 export async function movedRelease(
   sources: ReleaseSources,
