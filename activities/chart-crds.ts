@@ -1,4 +1,5 @@
-import { PatchStrategy, type V1Job, type V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import { PatchStrategy } from '../src/kube/k8s.js';
 import {
   CrdsCurrentCondition,
   crdDrift,

@@ -1,11 +1,11 @@
+import type { KubeConfig } from '@kubernetes/client-node';
 import {
   BatchV1Api,
   CoreV1Api,
   CustomObjectsApi,
   KubernetesObjectApi,
   RbacAuthorizationV1Api,
-  type KubeConfig,
-} from '@kubernetes/client-node';
+} from '../src/kube/k8s.js';
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../src/api/index.js';
 import type { BuildOptions } from '../src/build/options.js';

@@ -1,4 +1,5 @@
-import { makeInformer, type BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
+import type { BatchV1Api, KubeConfig, V1Job } from '@kubernetes/client-node';
+import { makeInformer } from '../src/kube/k8s.js';
 import type { Logger } from 'pino';
 import { MANAGED_BY } from '../src/build/labels.js';
 import { restartOnError } from '../src/kube/restart-watch.js';

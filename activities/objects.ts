@@ -1,4 +1,5 @@
-import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { PatchStrategy } from '../src/kube/k8s.js';
 import { Reason } from '../src/api/reasons.js';
 import { notOwnedMessage, ownershipOf, type ChartIdentity, type Ownership } from '../src/build/ownership.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';

@@ -1,4 +1,4 @@
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '../src/kube/k8s.js';
 import {
   API_VERSION,
   HELM_CHART_PLURAL,

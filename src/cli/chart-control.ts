@@ -1,5 +1,5 @@
 /** Commands that act on one chart: retry, reconcile, cancel, suspend, resume. */
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '../kube/k8s.js';
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
 import { API_VERSION, HELM_CHART_PLURAL, SUSPEND_ANNOTATION } from '../api/index.js';

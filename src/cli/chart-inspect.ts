@@ -1,5 +1,6 @@
 /** Commands that look at one chart: status, check, logs, events, history. */
-import { Log, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { Log } from '../kube/k8s.js';
 import type { Command } from 'commander';
 import { PassThrough } from 'node:stream';
 import { installJobName } from '../build/names.js';

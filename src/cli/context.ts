@@ -2,7 +2,8 @@
  * What the operator commands share: one chart reference parsed from `<namespace>/<name>`, the options that find
  * Kubernetes and Temporal, and clients made from them on first use.
  */
-import { BatchV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '../kube/k8s.js';
 import type { Client } from '@temporalio/client';
 import type { Command } from 'commander';
 import { API_VERSION, HELM_CHART_PLURAL, type ApiGroup, type HelmChart } from '../api/index.js';

@@ -1,4 +1,5 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api } from '../kube/k8s.js';
 import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import {

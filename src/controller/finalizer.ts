@@ -1,4 +1,5 @@
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '../kube/k8s.js';
 import { API_VERSION, HELM_CHART_PLURAL, UNINSTALL_FINALIZER, type HelmChart } from '../api/index.js';
 
 /** Adds helmflow's finalizer, tested against the chart's uid in the same patch. */

@@ -1,13 +1,5 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  makeInformer,
-  type Informer,
-  type KubeConfig,
-  type KubernetesObject,
-  type ObjectCache,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { Informer, KubeConfig, KubernetesObject, ObjectCache, V1Secret } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, makeInformer } from '../kube/k8s.js';
 import type { Logger } from 'pino';
 import {
   API_VERSION,

@@ -1,4 +1,5 @@
-import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, PatchStrategy, setHeaderOptions } from './k8s.js';
 import { crdsFor, type ApiGroup } from '../api/index.js';
 import { waitFor } from '../lib/wait.js';
 

@@ -1,4 +1,5 @@
-import { Observable, type ConfigurationOptions } from '@kubernetes/client-node';
+import type { ConfigurationOptions } from '@kubernetes/client-node';
+import { Observable } from './k8s.js';
 
 /** Per-call options whose request is aborted by `signal` (the HTTP call is cut, not merely left behind). */
 export function abortedBy(signal: AbortSignal, options?: ConfigurationOptions): ConfigurationOptions {

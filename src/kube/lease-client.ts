@@ -1,10 +1,5 @@
-import {
-  CoordinationV1Api,
-  PatchStrategy,
-  setHeaderOptions,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, PatchStrategy, setHeaderOptions } from './k8s.js';
 import { abortedBy, untilAborted } from './deadline.js';
 
 /**

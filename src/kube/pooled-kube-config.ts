@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import https from 'node:https';
-import { KubeConfig, type RequestContext } from '@kubernetes/client-node';
+import type { RequestContext } from '@kubernetes/client-node';
+import { KubeConfig } from './k8s.js';
 import type { RequestInit } from 'node-fetch';
 
 /**

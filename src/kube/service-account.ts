@@ -1,4 +1,4 @@
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from './k8s.js';
 
 export interface ServiceAccountCredentials {
   kubeConfig: KubeConfig;

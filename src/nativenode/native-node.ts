@@ -1,4 +1,5 @@
-import { BatchV1Api, CoordinationV1Api, CoreV1Api, makeInformer, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import { BatchV1Api, CoordinationV1Api, CoreV1Api, makeInformer } from '../kube/k8s.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';

@@ -1,4 +1,5 @@
-import { PatchStrategy, setHeaderOptions, type CoordinationV1Api, type CoreV1Api } from '@kubernetes/client-node';
+import type { CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '../kube/k8s.js';
 import { cpus, release, totalmem } from 'node:os';
 import type { Logger } from 'pino';
 import { isNotFound } from '../kube/client.js';

@@ -1,4 +1,5 @@
-import { PatchStrategy, setHeaderOptions, type CoreV1Api } from '@kubernetes/client-node';
+import type { CoreV1Api } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions } from '../kube/k8s.js';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isNotFound } from '../kube/client.js';

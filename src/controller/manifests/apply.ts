@@ -1,4 +1,5 @@
-import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubernetesObjectApi, PatchStrategy } from '../../kube/k8s.js';
 import { errorStatus, isConflict, isNotFound } from '../../kube/client.js';
 import type { ManifestObject } from './parse.js';
 

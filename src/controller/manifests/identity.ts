@@ -1,4 +1,5 @@
-import { KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubernetesObjectApi, PatchStrategy } from '../../kube/k8s.js';
 import type { ApiGroup } from '../../api/group.js';
 import { serviceAccountKubeConfig } from '../../kube/service-account.js';
 import { MANIFEST_IDENTITY_NAME, MANIFEST_IDENTITY_NAMESPACE, manifestIdentityObjects } from './rbac.js';

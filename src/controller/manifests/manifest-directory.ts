@@ -1,4 +1,5 @@
-import { EventsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { EventsV1Api } from '../../kube/k8s.js';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
