@@ -110,7 +110,8 @@ export async function runWorker(
     });
     const shutdown = () => {
       log.info('worker shutting down');
-      worker.shutdown();
+      // A worker that failed on its own is already stopping; run() reports why.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
     };
     log.info({ taskQueue: settings.taskQueue, namespace: settings.temporalNamespace }, 'worker running');
     try {

@@ -13,6 +13,10 @@ export function installWorkerRuntime(log: Logger, corePort: number | undefined):
   const bindAddress = corePort === undefined ? undefined : `127.0.0.1:${corePort}`;
   Runtime.install({
     logger: sdkLogger(log),
+    // runRoles stops controller and worker together on SIGTERM and SIGINT. The SDK's own default would also stop
+    // the worker alone on SIGQUIT and SIGUSR2 (node's heap-snapshot signal), leaving a controller that signals
+    // charts no worker runs, and then fail that shutdown with "Not running".
+    shutdownSignals: [],
     ...(bindAddress === undefined
       ? {}
       : { telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true } } } }),
