@@ -3,6 +3,7 @@ import { makeInformer } from '../src/kube/k8s.js';
 import type { Logger } from 'pino';
 import { MANAGED_BY } from '../src/build/labels.js';
 import { restartOnError } from '../src/kube/restart-watch.js';
+import { withoutManagedFields } from '../src/kube/trim-cache.js';
 
 /**
  * One watch of helmflow's Jobs per worker, shared by every waiting activity: a thousand charts waiting at once
@@ -18,11 +19,13 @@ export class JobWatcher {
     private readonly batch: BatchV1Api,
     private readonly log: Logger,
   ) {
-    this.informer = makeInformer<V1Job>(
-      kc,
-      '/apis/batch/v1/jobs',
-      () => batch.listJobForAllNamespaces({ labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` }),
-      `app.kubernetes.io/managed-by=${MANAGED_BY}`,
+    this.informer = withoutManagedFields(
+      makeInformer<V1Job>(
+        kc,
+        '/apis/batch/v1/jobs',
+        () => batch.listJobForAllNamespaces({ labelSelector: `app.kubernetes.io/managed-by=${MANAGED_BY}` }),
+        `app.kubernetes.io/managed-by=${MANAGED_BY}`,
+      ),
     );
     restartOnError(this.informer, { what: 'jobs', log, stopped: () => this.stopped });
   }

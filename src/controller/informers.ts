@@ -12,6 +12,7 @@ import {
 import { MANAGED_BY } from '../build/labels.js';
 import { withDeadline } from '../kube/deadline.js';
 import { restartOnError } from '../kube/restart-watch.js';
+import { withoutManagedFields } from '../kube/trim-cache.js';
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -32,7 +33,7 @@ function resilient<T extends KubernetesObject>(
   stopped: () => boolean,
 ): Watched<T> {
   restartOnError(informer, { what, log, stopped });
-  return informer;
+  return withoutManagedFields<T, Watched<T>>(informer);
 }
 
 export interface ChartInformers {
