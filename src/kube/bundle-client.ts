@@ -1,7 +1,7 @@
 // Build step (`npm run build`, after tsc): replaces the compiled src/kube/k8s.js with one file holding only what it
 // exports of @kubernetes/client-node and the packages that needs. The package's index loads the code of every
-// Kubernetes API group, kept in memory by V8 as source and compiled code; helmflow uses seven.
-// bench/runtimes.ts measures what it saves.
+// Kubernetes API group, kept in memory by V8 as source and compiled code; helmflow uses seven of its API classes.
+// bench/README.md has what that saved (bench/many-charts.ts).
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +19,7 @@ await build({
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  // Whitespace and syntax only: function and class names stay, for stack traces and for instanceof-free error reading.
+  // Whitespace and syntax only: function and class names stay, for stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
   keepNames: true,
