@@ -27,6 +27,9 @@ await build({
   banner: {
     js: "import { createRequire as __helmflowRequire } from 'node:module'; const require = __helmflowRequire(import.meta.url);",
   },
+  // whatwg-url and tr46 require "punycode", which node resolves to its own, deprecated module. Node 22 warns of that
+  // on stderr unless the caller sits in node_modules, as a bundle in dist/ does not: take the npm package instead.
+  alias: { punycode: 'punycode/' },
   // ws and node-fetch try these optional native helpers and go on without them.
   external: ['bufferutil', 'utf-8-validate', 'encoding'],
   logLevel: 'warning',
