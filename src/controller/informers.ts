@@ -33,7 +33,7 @@ function resilient<T extends KubernetesObject>(
   stopped: () => boolean,
 ): Watched<T> {
   restartOnError(informer, { what, log, stopped });
-  return withoutManagedFields<T, Watched<T>>(informer);
+  return withoutManagedFields(informer);
 }
 
 export interface ChartInformers {

@@ -6,8 +6,8 @@ import type { Informer, KubernetesObject } from '@kubernetes/client-node';
  * as long as the process runs. The watch hands its add and update handlers the very object it caches, so trimming
  * it there trims the cache.
  */
-export function withoutManagedFields<T extends KubernetesObject, I extends Informer<T>>(informer: I): I {
-  const trim = (obj: T) => {
+export function withoutManagedFields<I extends Informer<KubernetesObject>>(informer: I): I {
+  const trim = (obj: KubernetesObject) => {
     if (obj.metadata !== undefined) delete obj.metadata.managedFields;
   };
   informer.on('add', trim);
