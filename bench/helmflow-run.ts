@@ -32,7 +32,7 @@ export interface StartedRun {
 /**
  * `helmflow run` with `settings` (an httpPort of its own), timed until /readyz answers 200; `hooks` hear the
  * controller's log lines (a desired state signalled, leading) as the process writes them; `nodeFlags` go to its
- * node (V8 flags, say).
+ * node (V8 flags, say) and `env` to its environment (the image's allocator setting, say).
  */
 export async function startRun(
   settings: Settings,
@@ -40,9 +40,10 @@ export async function startRun(
   timeoutMs = 180_000,
   hooks: ProcessHooks = {},
   nodeFlags: string[] = [],
+  env: NodeJS.ProcessEnv = {},
 ): Promise<StartedRun> {
   const started = performance.now();
-  const process = spawnHelmflow('run', settings, hooks, runtime, nodeFlags);
+  const process = spawnHelmflow('run', settings, hooks, runtime, nodeFlags, env);
   try {
     await waitFor(
       `helmflow run (${runtime}) /readyz`,

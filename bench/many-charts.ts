@@ -11,11 +11,13 @@
 // worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the
 // TypeScript sources through tsx (as `npm run helmflow` does) instead of the compiled CLI (`npm run build`).
 // --node-flags "F" runs helmflow's node with flags F (V8's heap sizing, say), to weigh memory against CPU.
+// helmflow runs with the glibc malloc arena cap the image sets (bench/image-env.ts); --malloc-arena-max A runs it
+// with A instead (0: glibc's own, 8 per core).
 // --idle-seconds T then keeps the process idle T seconds more, printing where its memory is every 20 s: V8 gives
 // back heap it grew during the installs only after some idle time, so the figure right after them is not the
 // steady one.
 // Run: npx tsx bench/many-charts.ts [--charts N] [--slots S] [--workflow-cache W] [--runtime compiled|tsx]
-//   [--node-flags "F"] [--idle-seconds T]
+//   [--node-flags "F"] [--malloc-arena-max A] [--idle-seconds T]
 //   (defaults 40, the settings' defaults, compiled; needs `npm run setup`; HELMFLOW_TEST_STACK_DIR/PORT_OFFSET
 //   move its stack)
 import { rmSync } from 'node:fs';
@@ -26,6 +28,7 @@ import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
 import { Option } from 'commander';
 import { benchCommand, wholeNumber } from './flags.js';
+import { describeMalloc, imageMallocArenaMax, mallocEnv } from './image-env.js';
 import type { Runtime } from './helmflow-run.js';
 import { cpuSeconds } from './proc.js';
 import { Client, Connection } from '@temporalio/client';
@@ -51,6 +54,12 @@ const flags = benchCommand('many-charts', 'N chartContent HelmCharts applied at 
     new Option('--runtime <runtime>', 'compiled CLI or TypeScript sources').choices(runtimes).default('compiled'),
   )
   .option('--node-flags <flags>', "flags for helmflow's node, space-separated (V8's heap sizing, say)", '')
+  .option(
+    '--malloc-arena-max <n>',
+    "helmflow's MALLOC_ARENA_MAX (0: glibc's own); the default is the image's",
+    wholeNumber(0),
+    imageMallocArenaMax(),
+  )
   .option('--idle-seconds <n>', 'seconds to keep sampling memory after the installs', wholeNumber(0), 0)
   .parse()
   .opts<{
@@ -59,9 +68,10 @@ const flags = benchCommand('many-charts', 'N chartContent HelmCharts applied at 
     workflowCache: number;
     runtime: Runtime;
     nodeFlags: string;
+    mallocArenaMax: number;
     idleSeconds: number;
   }>();
-const { charts: count, slots, workflowCache, runtime, idleSeconds } = flags;
+const { charts: count, slots, workflowCache, runtime, mallocArenaMax, idleSeconds } = flags;
 const nodeFlags = flags.nodeFlags.split(' ').filter(Boolean);
 const layout = testLayout();
 const log = pino({ level: 'warn' });
@@ -76,7 +86,7 @@ const settings = helmflowSettings({
   workflowCache,
   httpPort: await freePort(),
 });
-const run = await startRun(settings, runtime, 120_000, {}, nodeFlags);
+const run = await startRun(settings, runtime, 120_000, {}, nodeFlags, mallocEnv(mallocArenaMax));
 try {
   const rssIdle = await idleRssMiB(run.pid);
   const metricsUrl = `http://127.0.0.1:${String(settings.httpPort)}/metrics`;
@@ -88,7 +98,7 @@ try {
   const memoryInstalled = await memoryOf(metricsUrl);
   const times = many.installedMs;
   console.log(
-    `helmflow run (${runtime}${nodeFlags.length > 0 ? `, node ${nodeFlags.join(' ')}` : ''}): ready ` +
+    `helmflow run (${runtime}${nodeFlags.length > 0 ? `, node ${nodeFlags.join(' ')}` : ''}, ${describeMalloc(mallocArenaMax)}): ready ` +
       `${String(run.readyMs)} ms after process start; RSS idle ${String(rssIdle)} MiB`,
   );
   console.log(

@@ -18,8 +18,10 @@
 // apiserver_request_total, from every client), so the apiserver's CPU can be traced to who asks it what.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // `--max-running-jobs N` runs helmflow with that cap on its install Jobs running at once (default: helmflow's own).
-// `--workflow-cache N` runs helmflow with that many chart workflows kept in the worker's memory.
+// `--workflow-cache N` runs helmflow with that many chart workflows kept in the worker's memory. helmflow runs with
+// the glibc malloc arena cap the image sets (bench/image-env.ts); `--malloc-arena-max A` with A (0: glibc's own).
 // Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]
+//   [--malloc-arena-max A]
 //   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { execFile, spawn } from 'node:child_process';
@@ -44,6 +46,7 @@ import { chartWorkflowId } from '../workflows/contract.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
+import { describeMalloc, imageMallocArenaMax, mallocEnv } from './image-env.js';
 import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
@@ -61,13 +64,25 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     "chart workflows helmflow's worker keeps in memory (default: helmflow's)",
     wholeNumber(0),
   )
+  .option(
+    '--malloc-arena-max <n>',
+    "helmflow's MALLOC_ARENA_MAX (0: glibc's own); the default is the image's",
+    wholeNumber(0),
+    imageMallocArenaMax(),
+  )
   .addHelpText(
     'after',
     'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
       '(default $TMPDIR/helmflow-bench-side-stack, +2900)',
   )
   .parse()
-  .opts<{ charts: number; skipPreflight?: true; maxRunningJobs?: number; workflowCache?: number }>();
+  .opts<{
+    charts: number;
+    skipPreflight?: true;
+    maxRunningJobs?: number;
+    workflowCache?: number;
+    mallocArenaMax: number;
+  }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2900';
 const { buildChart } = await import('../test/e2e/support/charts.js');
@@ -79,7 +94,7 @@ const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const { charts: count, maxRunningJobs, workflowCache } = flags;
+const { charts: count, maxRunningJobs, workflowCache, mallocArenaMax } = flags;
 const floorParallelism = 8;
 const skipPreflight = flags.skipPreflight === true;
 const cores = availableParallelism();
@@ -483,7 +498,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     ...(maxRunningJobs === undefined ? {} : { maxRunningJobs }),
     ...(workflowCache === undefined ? {} : { workflowCache }),
   });
-  const running = spawnHelmflow('run', settings);
+  const running = spawnHelmflow('run', settings, {}, 'compiled', [], mallocEnv(mallocArenaMax));
   const pid = running.child.pid ?? -1;
   const connection = await Connection.connect({ address: layout.temporalAddress });
   const client = new Client({ connection, namespace: settings.temporalNamespace });
@@ -520,7 +535,8 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const figures: Figures = {
       system:
         `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}` +
-        `, at most ${String(settings.maxRunningJobs)} Jobs running, ${String(settings.workflowCache)} workflows cached`,
+        `, at most ${String(settings.maxRunningJobs)} Jobs running, ${String(settings.workflowCache)} workflows cached` +
+        `, ${describeMalloc(mallocArenaMax)}`,
       applyMs,
       jobsMs: jobsAt - start,
       installedMs: installedAt - start,

@@ -3,6 +3,7 @@ import { DEFAULT_MAX_RUNNING_JOBS } from '../build/job-slots.js';
 import { DEFAULT_CLUSTER_ROLE, DEFAULT_JOB_IMAGE, type BuildOptions } from '../build/options.js';
 import { DEFAULT_LEASE_NAME, DEFAULT_LEASE_NAMESPACE, DEFAULT_LEASE_TIMINGS } from '../kube/leader-election.js';
 import { DEFAULT_TASK_QUEUE, type Tuning } from '../../workflows/contract.js';
+import { DEFAULT_WORKFLOW_CACHE } from '../worker/workflow-cache.js';
 
 /** How the connection to Temporal is secured; connectionOptionsOf (temporal.ts) checks the combination. */
 export interface TemporalTlsSettings {
@@ -189,8 +190,8 @@ export const settingSpecs = [
   {
     flag: '--workflow-cache <n>',
     env: 'HELMFLOW_WORKFLOW_CACHE',
-    def: '200',
-    help: 'chart workflows a worker keeps in memory (about 0.35 MiB each); others replay their short history when they next run',
+    def: String(DEFAULT_WORKFLOW_CACHE),
+    help: 'chart workflows a worker keeps in memory; others replay their short history when they next run',
   },
   {
     flag: '--resync-seconds <n>',

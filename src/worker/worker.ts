@@ -5,6 +5,7 @@ import { createActivities } from '../../activities/index.js';
 import type { ApiGroup } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
 import { SHUTDOWN_FORCE_SECONDS, SHUTDOWN_GRACE_SECONDS } from './shutdown.js';
+import { DEFAULT_WORKFLOW_CACHE } from './workflow-cache.js';
 import { workflowSource } from './workflows-path.js';
 
 export interface WorkerConfig {
@@ -46,8 +47,7 @@ export async function createChartWorker(config: WorkerConfig): Promise<{ worker:
     ...(config.workflowBundle ? { workflowBundle: config.workflowBundle } : workflowSource()),
     activities,
     maxConcurrentActivityTaskExecutions: config.maxConcurrentActivities ?? 1500,
-    // Sized for 1,000 charts: an idle chart gets no task, so the cache only has to hold those at work.
-    maxCachedWorkflows: config.maxCachedWorkflows ?? 200,
+    maxCachedWorkflows: config.maxCachedWorkflows ?? DEFAULT_WORKFLOW_CACHE,
     shutdownGraceTime: `${SHUTDOWN_GRACE_SECONDS} seconds`,
     shutdownForceTime: `${SHUTDOWN_FORCE_SECONDS} seconds`,
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DockerfileParser, From } from 'dockerfile-ast';
+import { imageMallocArenaMax, mallocEnv } from '../../bench/image-env.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dockerfile = DockerfileParser.parse(readFileSync(path.join(root, 'Dockerfile'), 'utf8'));
@@ -30,5 +31,14 @@ describe('the Dockerfile base image', () => {
     for (const image of images) {
       expect(image).toMatch(/^node:22-bookworm-slim@sha256:[0-9a-f]{64}$/);
     }
+  });
+});
+
+describe("the image's allocator setting", () => {
+  // The benches measure helmflow's memory with the image's setting (bench/image-env.ts); the image must keep it.
+  it('caps glibc at two malloc arenas in the final stage, where the benches read it', () => {
+    expect(imageMallocArenaMax()).toBe(2);
+    expect(mallocEnv(imageMallocArenaMax())).toEqual({ MALLOC_ARENA_MAX: '2' });
+    expect(mallocEnv(0)).toEqual({ MALLOC_ARENA_MAX: undefined });
   });
 });

@@ -108,15 +108,19 @@ export interface HelmflowProcess {
   kill: () => Promise<void>;
 }
 
-/** `helmflow <role>` in a process of its own with `settings`, logging at info so `hooks` see its lines. */
+/**
+ * `helmflow <role>` in a process of its own with `settings`, logging at info so `hooks` see its lines; `extraEnv`
+ * is added to its environment (a variable set to undefined is left out).
+ */
 export function spawnHelmflow(
   role: 'controller' | 'worker' | 'run',
   settings: Settings,
   hooks: ProcessHooks = {},
   runtime: 'compiled' | 'tsx' = 'compiled',
   nodeFlags: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
 ): HelmflowProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, HELMFLOW_LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv, HELMFLOW_LOG_LEVEL: 'info' };
   env.NODE_OPTIONS = undefined; // jest's --experimental-vm-modules is not helmflow's
   const args = [...nodeFlags, ...helmflowCommand(runtime), role, ...settingsArgs(settings)];
   const child = spawn(process.execPath, args, {
