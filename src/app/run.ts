@@ -11,6 +11,7 @@ import {
 import { freePort } from '../lib/free-port.js';
 import { installWorkerRuntime, withWorkerMetrics } from '../observability/worker-metrics.js';
 import { runController } from './controller-process.js';
+import { trimFreedMemoryEvery } from './malloc-trim.js';
 import type { Settings } from './settings.js';
 import { runWorker } from './worker-process.js';
 import { SHUTDOWN_EXIT_SECONDS } from '../worker/shutdown.js';
@@ -36,6 +37,7 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   }
   const withController = role !== 'worker';
   const withWorker = role !== 'controller';
+  const trimming = trimFreedMemoryEvery(log);
   let health: HealthServer | undefined;
   // The worker core serves its metrics on a loopback port of its own, chosen free (a fixed neighbour of the HTTP
   // port may be taken, and the core cannot start then); /metrics serves them with helmflow's own.
@@ -98,6 +100,7 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   try {
     await Promise.all(tasks);
   } finally {
+    trimming.stop();
     await health?.close();
   }
 }
