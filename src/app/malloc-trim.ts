@@ -1,12 +1,12 @@
 // glibc keeps the memory a process frees: it gives back only what lies at the top of its heaps, so after a burst of
 // work (a thousand charts installed at once) helmflow stays as large as the burst made it. With 1,000 installed
 // charts at rest, 65 of helmflow's 278 MiB were such freed memory, and glibc's malloc_trim gave them back (called
-// from a debugger; bench/README.md). So helmflow calls it now and then. Where there is no glibc (musl, macOS) there
-// is nothing to call, and nothing is done.
+// from a debugger; bench/README.md). So helmflow calls it once it is quiet. Where there is no glibc (musl, macOS)
+// there is nothing to call, and nothing is done.
 import koffi from 'koffi';
 import type { Logger } from 'pino';
 
-/** How often freed memory is given back: a burst's memory goes within a minute of the burst. */
+/** How often helmflow looks whether to give freed memory back: a burst's goes within a minute or two of its end. */
 export const TRIM_EVERY_MS = 60_000;
 
 type Trim = (pad: number, done: (err: unknown, kept: number) => void) => void;
@@ -39,15 +39,29 @@ export function trimFreedMemory(): Promise<boolean> {
   });
 }
 
-/** Trims every `everyMs` until stopped; the timer never keeps the process running. */
+/** The share of one core below which the process counts as quiet. */
+export const QUIET_CORE_SHARE = 0.2;
+
+/**
+ * Whether to trim after `everyMs` in which the process used `cpuMicros` of CPU: only once it is quiet. Trimming while
+ * it works would give back pages it takes again at once, each costing a page fault.
+ */
+export function quietEnoughToTrim(cpuMicros: number, everyMs: number): boolean {
+  return cpuMicros <= QUIET_CORE_SHARE * everyMs * 1000;
+}
+
+/** Every `everyMs`, trims if the process was quiet since the last look, until stopped; never keeps it running. */
 export function trimFreedMemoryEvery(log: Logger, everyMs = TRIM_EVERY_MS): { stop: () => void } {
   if (glibcTrim() === undefined) {
     log.debug('no glibc: freed memory is left to the C library');
     return { stop: () => undefined };
   }
   let running = false;
+  let since = process.cpuUsage();
   const timer = setInterval(() => {
-    if (running) return;
+    const used = process.cpuUsage(since);
+    since = process.cpuUsage();
+    if (running || !quietEnoughToTrim(used.user + used.system, everyMs)) return;
     running = true;
     trimFreedMemory()
       .catch((err: unknown) => {

@@ -1,6 +1,6 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { trimFreedMemory } from '../../src/app/malloc-trim.js';
+import { quietEnoughToTrim, trimFreedMemory } from '../../src/app/malloc-trim.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -19,5 +19,20 @@ describe('giving freed memory back', () => {
     const trimmed = rssMiB();
     expect(buffers).toHaveLength(1500);
     expect(kept - trimmed).toBeGreaterThan(60);
+  });
+});
+
+describe('when freed memory is given back', () => {
+  // A minute of 60 s of one core's CPU is 60,000,000 µs; quiet is at most a fifth of that.
+  it.each([
+    [0, 60_000, true],
+    [12_000_000, 60_000, true],
+    [12_000_001, 60_000, false],
+    [60_000_000, 60_000, false],
+    [120_000_000, 60_000, false],
+    [1_000_000, 10_000, true],
+    [3_000_000, 10_000, false],
+  ])('after %i µs of CPU in %i ms: trim %s', (cpuMicros, everyMs, trim) => {
+    expect(quietEnoughToTrim(cpuMicros, everyMs)).toBe(trim);
   });
 });
