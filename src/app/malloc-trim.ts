@@ -3,7 +3,6 @@
 // charts at rest, 65 of helmflow's 278 MiB were such freed memory, and glibc's malloc_trim gave them back (called
 // from a debugger; bench/README.md). So helmflow calls it once it is quiet. Where there is no glibc (musl, macOS)
 // there is nothing to call, and nothing is done.
-import koffi from 'koffi';
 import type { Logger } from 'pino';
 
 /** How often helmflow looks whether to give freed memory back: a burst's goes within a minute or two of its end. */
@@ -11,27 +10,28 @@ export const TRIM_EVERY_MS = 60_000;
 
 type Trim = (pad: number, done: (err: unknown, kept: number) => void) => void;
 
-/** glibc's malloc_trim(pad), called on a thread of libuv's pool; undefined where the C library is not glibc. */
-function loadTrim(): Trim | undefined {
+/**
+ * glibc's malloc_trim(pad), called on a thread of libuv's pool; undefined where the C library is not glibc. koffi
+ * is loaded on the first trim, so the CLI's short commands never load it.
+ */
+async function loadTrim(log: Logger): Promise<Trim | undefined> {
+  const { default: koffi } = await import('koffi');
   try {
     // After a burst the call can take a second, with the event loop free meanwhile.
     return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)').async as Trim;
   } catch {
+    log.debug('no glibc: freed memory is left to the C library');
     return undefined;
   }
 }
 
-let loaded: { trim: Trim | undefined } | undefined;
-const glibcTrim = (): Trim | undefined => (loaded ??= { trim: loadTrim() }).trim;
+let loaded: Promise<Trim | undefined> | undefined;
 
 /** Gives freed memory back to the system once; resolves whether there was a glibc to ask. */
-export function trimFreedMemory(): Promise<boolean> {
-  const trim = glibcTrim();
+export async function trimFreedMemory(log: Logger): Promise<boolean> {
+  const trim = await (loaded ??= loadTrim(log));
+  if (trim === undefined) return false;
   return new Promise((resolve, reject) => {
-    if (trim === undefined) {
-      resolve(false);
-      return;
-    }
     trim(0, (err) => {
       if (err === null || err === undefined) resolve(true);
       else reject(err instanceof Error ? err : new Error('malloc_trim failed', { cause: err }));
@@ -52,10 +52,6 @@ export function quietEnoughToTrim(cpuMicros: number, everyMs: number): boolean {
 
 /** Every `everyMs`, trims if the process was quiet since the last look, until stopped; never keeps it running. */
 export function trimFreedMemoryEvery(log: Logger, everyMs = TRIM_EVERY_MS): { stop: () => void } {
-  if (glibcTrim() === undefined) {
-    log.debug('no glibc: freed memory is left to the C library');
-    return { stop: () => undefined };
-  }
   let running = false;
   let since = process.cpuUsage();
   const timer = setInterval(() => {
@@ -63,7 +59,7 @@ export function trimFreedMemoryEvery(log: Logger, everyMs = TRIM_EVERY_MS): { st
     since = process.cpuUsage();
     if (running || !quietEnoughToTrim(used.user + used.system, everyMs)) return;
     running = true;
-    trimFreedMemory()
+    trimFreedMemory(log)
       .catch((err: unknown) => {
         log.warn({ err }, 'could not give freed memory back');
       })
