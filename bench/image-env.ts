@@ -1,10 +1,12 @@
 // The allocator setting the image runs helmflow with, read from the Dockerfile, so a bench measures memory the way
 // the image runs it. glibc reads MALLOC_ARENA_MAX once, at process start: a process cannot set it for itself, so
 // only the process's environment carries it (the image's ENV; a bench's spawn).
+import { Option } from 'commander';
 import { DockerfileParser, type Env } from 'dockerfile-ast';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../src/config/pins.js';
+import { wholeNumber } from './flags.js';
 
 const ARENA_MAX = 'MALLOC_ARENA_MAX';
 
@@ -30,4 +32,14 @@ export function mallocEnv(arenaMax: number): NodeJS.ProcessEnv {
 /** How a bench's output names the setting. */
 export function describeMalloc(arenaMax: number): string {
   return arenaMax === 0 ? "glibc's malloc arenas (8 per core)" : `${ARENA_MAX}=${String(arenaMax)}`;
+}
+
+/** The benches' --malloc-arena-max flag, defaulting to the image's setting. */
+export function mallocArenaMaxOption(): Option {
+  return new Option(
+    '--malloc-arena-max <n>',
+    "helmflow's MALLOC_ARENA_MAX (0: glibc's own); the default is the image's",
+  )
+    .argParser(wholeNumber(0))
+    .default(imageMallocArenaMax());
 }

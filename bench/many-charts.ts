@@ -28,7 +28,7 @@ import { pino } from 'pino';
 import { freePort } from '../src/lib/free-port.js';
 import { Option } from 'commander';
 import { benchCommand, wholeNumber } from './flags.js';
-import { describeMalloc, imageMallocArenaMax, mallocEnv } from './image-env.js';
+import { describeMalloc, mallocArenaMaxOption, mallocEnv } from './image-env.js';
 import type { Runtime } from './helmflow-run.js';
 import { cpuSeconds } from './proc.js';
 import { Client, Connection } from '@temporalio/client';
@@ -54,12 +54,7 @@ const flags = benchCommand('many-charts', 'N chartContent HelmCharts applied at 
     new Option('--runtime <runtime>', 'compiled CLI or TypeScript sources').choices(runtimes).default('compiled'),
   )
   .option('--node-flags <flags>', "flags for helmflow's node, space-separated (V8's heap sizing, say)", '')
-  .option(
-    '--malloc-arena-max <n>',
-    "helmflow's MALLOC_ARENA_MAX (0: glibc's own); the default is the image's",
-    wholeNumber(0),
-    imageMallocArenaMax(),
-  )
+  .addOption(mallocArenaMaxOption())
   .option('--idle-seconds <n>', 'seconds to keep sampling memory after the installs', wholeNumber(0), 0)
   .parse()
   .opts<{

@@ -46,7 +46,7 @@ import { chartWorkflowId } from '../workflows/contract.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
-import { describeMalloc, imageMallocArenaMax, mallocEnv } from './image-env.js';
+import { describeMalloc, mallocArenaMaxOption, mallocEnv } from './image-env.js';
 import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
@@ -64,12 +64,7 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     "chart workflows helmflow's worker keeps in memory (default: helmflow's)",
     wholeNumber(0),
   )
-  .option(
-    '--malloc-arena-max <n>',
-    "helmflow's MALLOC_ARENA_MAX (0: glibc's own); the default is the image's",
-    wholeNumber(0),
-    imageMallocArenaMax(),
-  )
+  .addOption(mallocArenaMaxOption())
   .addHelpText(
     'after',
     'needs `npm run setup` and `npm run build`; HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack\n' +
