@@ -50,8 +50,21 @@ export function quietEnoughToTrim(cpuMicros: number, everyMs: number): boolean {
   return cpuMicros <= QUIET_CORE_SHARE * everyMs * 1000;
 }
 
-/** Every `everyMs`, trims if the process was quiet since the last look, until stopped; never keeps it running. */
-export function trimFreedMemoryEvery(log: Logger, everyMs = TRIM_EVERY_MS): { stop: () => void } {
+/** One trim as the process saw it: how long the call took, and how far its resident memory fell meanwhile. */
+export interface TrimOutcome {
+  seconds: number;
+  returnedBytes: number;
+}
+
+/**
+ * Every `everyMs`, trims if the process was quiet since the last look, until stopped; never keeps it running. Each
+ * trim that ran is handed to `onTrim` (the metrics), so what trimming costs and gives back is seen, not guessed.
+ */
+export function trimFreedMemoryEvery(
+  log: Logger,
+  onTrim: (outcome: TrimOutcome) => void,
+  everyMs = TRIM_EVERY_MS,
+): { stop: () => void } {
   let running = false;
   let since = process.cpuUsage();
   const timer = setInterval(() => {
@@ -59,7 +72,18 @@ export function trimFreedMemoryEvery(log: Logger, everyMs = TRIM_EVERY_MS): { st
     since = process.cpuUsage();
     if (running || !quietEnoughToTrim(used.user + used.system, everyMs)) return;
     running = true;
+    const started = performance.now();
+    const before = process.memoryUsage.rss();
     trimFreedMemory(log)
+      .then((trimmed) => {
+        if (!trimmed) return;
+        const outcome = {
+          seconds: (performance.now() - started) / 1000,
+          returnedBytes: before - process.memoryUsage.rss(),
+        };
+        log.debug(outcome, 'gave freed memory back');
+        onTrim(outcome);
+      })
       .catch((err: unknown) => {
         log.warn({ err }, 'could not give freed memory back');
       })

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { HealthServer } from '../observability/http.js';
 import {
   metrics,
+  recordMallocTrim,
   recordResyncSweep,
   recordSignalError,
   recordSignalSent,
@@ -37,7 +38,9 @@ export async function runRoles(role: Role, settings: Settings, log: Logger): Pro
   }
   const withController = role !== 'worker';
   const withWorker = role !== 'controller';
-  const trimming = trimFreedMemoryEvery(log);
+  const trimming = trimFreedMemoryEvery(log, ({ seconds, returnedBytes }) => {
+    recordMallocTrim(seconds, returnedBytes);
+  });
   let health: HealthServer | undefined;
   // The worker core serves its metrics on a loopback port of its own, chosen free (a fixed neighbour of the HTTP
   // port may be taken, and the core cannot start then); /metrics serves them with helmflow's own.

@@ -32,6 +32,10 @@ export interface HelmflowMetrics {
   installDuration: Histogram<'outcome'>;
   /** Install attempts that ended Failed, by the Failed condition's reason. */
   installFailures: Counter<'reason'>;
+  /** Times helmflow asked glibc to give freed memory back, the seconds those calls took, and what they gave back. */
+  mallocTrims: Counter;
+  mallocTrimSeconds: Counter;
+  mallocTrimReturnedBytes: Counter;
 }
 
 /** What the charts gauge counts when scraped: the phase of every HelmChart the leader watches. */
@@ -87,6 +91,21 @@ export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: bool
       name: 'helmflow_install_failures_total',
       help: 'Install attempts that ended Failed, by reason.',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    mallocTrims: new Counter({
+      name: 'helmflow_malloc_trims_total',
+      help: 'Times helmflow asked glibc to give the memory it has freed back to the system (malloc_trim).',
+      registers: [registry],
+    }),
+    mallocTrimSeconds: new Counter({
+      name: 'helmflow_malloc_trim_seconds_total',
+      help: 'Seconds the malloc_trim calls took, on a thread of their own.',
+      registers: [registry],
+    }),
+    mallocTrimReturnedBytes: new Counter({
+      name: 'helmflow_malloc_trim_returned_bytes_total',
+      help: "Bytes the process's resident memory fell across the malloc_trim calls.",
       registers: [registry],
     }),
     registry,
@@ -181,4 +200,11 @@ export function recordInstallOutcome(outcome: string, seconds: number, m: Helmfl
 
 export function recordInstallFailure(reason: string, m: HelmflowMetrics = metrics()): void {
   m.installFailures.inc({ reason });
+}
+
+/** One malloc_trim call: how long it took, and how far the resident memory fell across it (never below 0). */
+export function recordMallocTrim(seconds: number, returnedBytes: number, m: HelmflowMetrics = metrics()): void {
+  m.mallocTrims.inc();
+  m.mallocTrimSeconds.inc(seconds);
+  m.mallocTrimReturnedBytes.inc(Math.max(0, returnedBytes));
 }

@@ -1,7 +1,12 @@
 import { setFlagsFromString } from 'node:v8';
 import { pino } from 'pino';
 import { runInNewContext } from 'node:vm';
-import { quietEnoughToTrim, trimFreedMemory } from '../../src/app/malloc-trim.js';
+import {
+  quietEnoughToTrim,
+  trimFreedMemory,
+  trimFreedMemoryEvery,
+  type TrimOutcome,
+} from '../../src/app/malloc-trim.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -20,6 +25,36 @@ describe('giving freed memory back', () => {
     const trimmed = rssMiB();
     expect(buffers).toHaveLength(1500);
     expect(kept - trimmed).toBeGreaterThan(60);
+  });
+});
+
+describe('trimming once quiet', () => {
+  // What the metrics are told (src/app/run.ts): the same burst, given back by the periodic trim of an idle process.
+  it('trims at its first quiet look and hands on how long the call took and what it gave back', async () => {
+    let buffers: Buffer[] = Array.from({ length: 150_000 }, () => Buffer.allocUnsafeSlow(1000));
+    buffers = buffers.filter((_, i) => i % 100 === 0);
+    gc();
+    gc();
+    let stop: () => void = () => undefined;
+    const outcome = await new Promise<TrimOutcome>((resolve, reject) => {
+      const deadline = setTimeout(() => {
+        reject(new Error('no trim within 60 s'));
+      }, 60_000);
+      stop = trimFreedMemoryEvery(
+        pino({ level: 'silent' }),
+        (trimmed) => {
+          clearTimeout(deadline);
+          resolve(trimmed);
+        },
+        250,
+      ).stop;
+    }).finally(() => {
+      stop();
+    });
+    expect(buffers).toHaveLength(1500);
+    expect(outcome.seconds).toBeGreaterThan(0);
+    expect(outcome.seconds).toBeLessThan(60);
+    expect(outcome.returnedBytes / 2 ** 20).toBeGreaterThan(60);
   });
 });
 

@@ -6,6 +6,7 @@ import {
   createMetrics,
   recordInstallFailure,
   recordInstallOutcome,
+  recordMallocTrim,
   recordManifestFiles,
   recordSignalError,
   recordSignalSent,
@@ -90,6 +91,15 @@ describe('the metrics and health endpoint', () => {
     expect(text).toContain('helmflow_install_duration_seconds_bucket{le="30",outcome="failed"} 0');
     expect(text).toContain('helmflow_install_duration_seconds_count{outcome="failed"} 1');
     expect(text).toContain('helmflow_install_failures_total{reason="BackoffLimitExceeded"} 1');
+  });
+
+  it('adds up the malloc_trim calls, their seconds and what they gave back, never a negative amount', async () => {
+    recordMallocTrim(0.25, 64 * 2 ** 20, m);
+    recordMallocTrim(0.5, -4096, m); // the process grew across the call: other threads allocated meanwhile
+    const text = await (await get('/metrics')).text();
+    expect(text).toMatch(/^helmflow_malloc_trims_total 2$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_seconds_total 0.75$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_returned_bytes_total 67108864$/m);
   });
 
   it('serves metrics other modules register on the registry', async () => {
