@@ -186,7 +186,12 @@ export async function memoryOf(metricsUrl: string): Promise<MemorySplit | undefi
 /** One line on where the memory was at its most resident sample. */
 export function describeMemory(split: MemorySplit): string {
   const rest = split.residentBytes - split.heapTotalBytes - split.externalBytes;
-  return `${String(mib(split.residentBytes))} MiB: main-thread JS heap ${String(mib(split.heapTotalBytes))} MiB (${String(mib(split.heapUsedBytes))} in use), outside the heap ${String(mib(split.externalBytes))} MiB, the rest (the workflow thread, the Temporal core, code) ${String(mib(rest))} MiB`;
+  const { trims } = split;
+  const trimmed =
+    trims === undefined
+      ? ''
+      : `; malloc_trim so far ${String(trims.count)} times, ${trims.seconds.toFixed(2)} s, ${String(mib(trims.returnedBytes))} MiB given back`;
+  return `${String(mib(split.residentBytes))} MiB: main-thread JS heap ${String(mib(split.heapTotalBytes))} MiB (${String(mib(split.heapUsedBytes))} in use), outside the heap ${String(mib(split.externalBytes))} MiB, the rest (the workflow thread, the Temporal core, code) ${String(mib(rest))} MiB${trimmed}`;
 }
 
 /** The p-th percentile of sorted values. */

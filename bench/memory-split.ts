@@ -12,6 +12,25 @@ export interface MemorySplit {
   heapUsedBytes: number;
   /** Memory V8 accounts for outside its heap (Buffers, ArrayBuffers). */
   externalBytes: number;
+  /** helmflow's malloc_trim calls so far (src/app/malloc-trim.ts), when its /metrics has them. */
+  trims?: MallocTrims;
+}
+
+export interface MallocTrims {
+  count: number;
+  seconds: number;
+  returnedBytes: number;
+}
+
+/** The malloc_trim counters of one scrape; undefined when one is missing (a helmflow from before them). */
+export function mallocTrims(metrics: string): MallocTrims | undefined {
+  const [count, seconds, returnedBytes] = [
+    'helmflow_malloc_trims_total',
+    'helmflow_malloc_trim_seconds_total',
+    'helmflow_malloc_trim_returned_bytes_total',
+  ].map((name) => seriesValue(metrics, name));
+  if (count === undefined || seconds === undefined || returnedBytes === undefined) return undefined;
+  return { count, seconds, returnedBytes };
 }
 
 /** The split in one scrape of a prom-client registry with default metrics; undefined when one is missing. */
@@ -24,5 +43,6 @@ export function memorySplit(metrics: string): MemorySplit | undefined {
   ].map((name) => seriesValue(metrics, name));
   if (residentBytes === undefined || heapTotalBytes === undefined) return undefined;
   if (heapUsedBytes === undefined || externalBytes === undefined) return undefined;
-  return { residentBytes, heapTotalBytes, heapUsedBytes, externalBytes };
+  const trims = mallocTrims(metrics);
+  return { residentBytes, heapTotalBytes, heapUsedBytes, externalBytes, ...(trims === undefined ? {} : { trims }) };
 }

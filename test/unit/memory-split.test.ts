@@ -19,6 +19,17 @@ describe("the many-charts bench's split of helmflow's memory", () => {
     });
   });
 
+  it("adds helmflow's malloc_trim counters when the scrape has them", () => {
+    const trimmed = [
+      scrape,
+      'helmflow_malloc_trims_total 3',
+      'helmflow_malloc_trim_seconds_total 0.42',
+      'helmflow_malloc_trim_returned_bytes_total 70000000',
+    ].join('\n');
+    expect(memorySplit(trimmed)?.trims).toEqual({ count: 3, seconds: 0.42, returnedBytes: 70_000_000 });
+    expect(memorySplit(`${scrape}\nhelmflow_malloc_trims_total 3`)?.trims).toBeUndefined();
+  });
+
   it('is undefined when the registry has no default metrics', () => {
     expect(memorySplit('helmflow_signals_total{signal="desired"} 3')).toBeUndefined();
   });
