@@ -32,9 +32,11 @@ export interface HelmflowMetrics {
   installDuration: Histogram<'outcome'>;
   /** Install attempts that ended Failed, by the Failed condition's reason. */
   installFailures: Counter<'reason'>;
-  /** Times helmflow asked glibc to give freed memory back, the seconds those calls took, and what they gave back. */
-  mallocTrims: Counter;
-  mallocTrimSeconds: Counter;
+  /**
+   * How long each call asking glibc to give freed memory back took (its count and sum too), and how far the resident
+   * memory fell across them. A call holds glibc's arena locks: a thread that allocates meanwhile waits for it.
+   */
+  mallocTrimDuration: Histogram;
   mallocTrimReturnedBytes: Counter;
 }
 
@@ -93,14 +95,10 @@ export function createMetrics({ defaultMetrics = true }: { defaultMetrics?: bool
       labelNames: ['reason'],
       registers: [registry],
     }),
-    mallocTrims: new Counter({
-      name: 'helmflow_malloc_trims_total',
-      help: 'Times helmflow asked glibc to give the memory it has freed back to the system (malloc_trim).',
-      registers: [registry],
-    }),
-    mallocTrimSeconds: new Counter({
-      name: 'helmflow_malloc_trim_seconds_total',
-      help: 'Seconds the malloc_trim calls took, on a thread of their own.',
+    mallocTrimDuration: new Histogram({
+      name: 'helmflow_malloc_trim_duration_seconds',
+      help: 'Seconds each call asking glibc to give freed memory back (malloc_trim) took.',
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
     mallocTrimReturnedBytes: new Counter({
@@ -204,7 +202,6 @@ export function recordInstallFailure(reason: string, m: HelmflowMetrics = metric
 
 /** One malloc_trim call: how long it took, and how far the resident memory fell across it (never below 0). */
 export function recordMallocTrim(seconds: number, returnedBytes: number, m: HelmflowMetrics = metrics()): void {
-  m.mallocTrims.inc();
-  m.mallocTrimSeconds.inc(seconds);
+  m.mallocTrimDuration.observe(seconds);
   m.mallocTrimReturnedBytes.inc(Math.max(0, returnedBytes));
 }

@@ -97,8 +97,10 @@ describe('the metrics and health endpoint', () => {
     recordMallocTrim(0.25, 64 * 2 ** 20, m);
     recordMallocTrim(0.5, -4096, m); // the process grew across the call: other threads allocated meanwhile
     const text = await (await get('/metrics')).text();
-    expect(text).toMatch(/^helmflow_malloc_trims_total 2$/m);
-    expect(text).toMatch(/^helmflow_malloc_trim_seconds_total 0.75$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_duration_seconds_count 2$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_duration_seconds_sum 0.75$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_duration_seconds_bucket\{le="0.25"\} 1$/m);
+    expect(text).toMatch(/^helmflow_malloc_trim_duration_seconds_bucket\{le="0.5"\} 2$/m);
     expect(text).toMatch(/^helmflow_malloc_trim_returned_bytes_total 67108864$/m);
   });
 
