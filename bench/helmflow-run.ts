@@ -190,7 +190,7 @@ export function describeMemory(split: MemorySplit): string {
   const trimmed =
     trims === undefined
       ? ''
-      : `; malloc_trim so far ${String(trims.count)} times, ${trims.seconds.toFixed(2)} s, ${String(mib(trims.returnedBytes))} MiB given back`;
+      : `; malloc_trim so far ${String(trims.count)} times, ${trims.seconds.toFixed(2)} s (each at most ${String(trims.longestAtMostSeconds)} s), ${String(mib(trims.returnedBytes))} MiB given back`;
   return `${String(mib(split.residentBytes))} MiB: main-thread JS heap ${String(mib(split.heapTotalBytes))} MiB (${String(mib(split.heapUsedBytes))} in use), outside the heap ${String(mib(split.externalBytes))} MiB, the rest (the workflow thread, the Temporal core, code) ${String(mib(rest))} MiB${trimmed}`;
 }
 

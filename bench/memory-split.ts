@@ -19,18 +19,23 @@ export interface MemorySplit {
 export interface MallocTrims {
   count: number;
   seconds: number;
+  /** The bound of the smallest histogram bucket that holds every call (the longest took at most this); 0 for none. */
+  longestAtMostSeconds: number;
   returnedBytes: number;
 }
 
-/** The malloc_trim counters of one scrape; undefined when one is missing (a helmflow from before them). */
+const TRIM_DURATION = 'helmflow_malloc_trim_duration_seconds';
+
+/** The malloc_trim figures of one scrape; undefined when one is missing (a helmflow from before them). */
 export function mallocTrims(metrics: string): MallocTrims | undefined {
-  const [count, seconds, returnedBytes] = [
-    'helmflow_malloc_trims_total',
-    'helmflow_malloc_trim_seconds_total',
-    'helmflow_malloc_trim_returned_bytes_total',
-  ].map((name) => seriesValue(metrics, name));
+  const count = seriesValue(metrics, `${TRIM_DURATION}_count`);
+  const seconds = seriesValue(metrics, `${TRIM_DURATION}_sum`);
+  const returnedBytes = seriesValue(metrics, 'helmflow_malloc_trim_returned_bytes_total');
   if (count === undefined || seconds === undefined || returnedBytes === undefined) return undefined;
-  return { count, seconds, returnedBytes };
+  const bounds = [...metrics.matchAll(new RegExp(`^${TRIM_DURATION}_bucket\\{le="([^"]+)"\\} (\\S+)$`, 'gm'))]
+    .filter(([, , calls]) => Number(calls) === count)
+    .map(([, le]) => (le === '+Inf' ? Infinity : Number(le)));
+  return { count, seconds, longestAtMostSeconds: count === 0 ? 0 : Math.min(...bounds), returnedBytes };
 }
 
 /** The split in one scrape of a prom-client registry with default metrics; undefined when one is missing. */

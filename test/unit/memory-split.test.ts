@@ -19,15 +19,24 @@ describe("the many-charts bench's split of helmflow's memory", () => {
     });
   });
 
-  it("adds helmflow's malloc_trim counters when the scrape has them", () => {
+  it("adds helmflow's malloc_trim figures when the scrape has them, with the bound of the longest call", () => {
     const trimmed = [
       scrape,
-      'helmflow_malloc_trims_total 3',
-      'helmflow_malloc_trim_seconds_total 0.42',
+      'helmflow_malloc_trim_duration_seconds_bucket{le="0.1"} 1',
+      'helmflow_malloc_trim_duration_seconds_bucket{le="0.25"} 2',
+      'helmflow_malloc_trim_duration_seconds_bucket{le="0.5"} 3',
+      'helmflow_malloc_trim_duration_seconds_bucket{le="+Inf"} 3',
+      'helmflow_malloc_trim_duration_seconds_sum 0.42',
+      'helmflow_malloc_trim_duration_seconds_count 3',
       'helmflow_malloc_trim_returned_bytes_total 70000000',
     ].join('\n');
-    expect(memorySplit(trimmed)?.trims).toEqual({ count: 3, seconds: 0.42, returnedBytes: 70_000_000 });
-    expect(memorySplit(`${scrape}\nhelmflow_malloc_trims_total 3`)?.trims).toBeUndefined();
+    expect(memorySplit(trimmed)?.trims).toEqual({
+      count: 3,
+      seconds: 0.42,
+      longestAtMostSeconds: 0.5,
+      returnedBytes: 70_000_000,
+    });
+    expect(memorySplit(`${scrape}\nhelmflow_malloc_trim_duration_seconds_count 3`)?.trims).toBeUndefined();
   });
 
   it('is undefined when the registry has no default metrics', () => {
