@@ -128,10 +128,15 @@ try {
   );
   if (memoryInstalled !== undefined) console.log(`  where it is: ${describeMemory(memoryInstalled)}`);
   console.log(`  samples every ${String(many.sampleMs)} ms; failed samples left out: ${String(many.failedSamples)}`);
+  let cpuIdle = cpuSeconds(run.pid);
   for (let after = 20; after <= idleSeconds; after += 20) {
     await delay(20_000); // a sampling interval, not a wait for anything
     const split = await memoryOf(metricsUrl);
-    console.log(`  idle ${String(after)} s later: ${split === undefined ? '—' : describeMemory(split)}`);
+    const cpu = cpuSeconds(run.pid);
+    // The share of a core helmflow used over the interval: what its trim's quiet test (src/app/malloc-trim.ts) sees.
+    const share = `${(((cpu - cpuIdle) / 20) * 100).toFixed(1)} % of a core`;
+    cpuIdle = cpu;
+    console.log(`  idle ${String(after)} s later (${share}): ${split === undefined ? '—' : describeMemory(split)}`);
   }
 } finally {
   await run.process.stop();
