@@ -7,6 +7,7 @@ import {
   trimFreedMemoryEvery,
   type TrimOutcome,
 } from '../../src/app/malloc-trim.js';
+import { waitFor } from '../../src/lib/wait.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -41,22 +42,19 @@ describe('trimming once quiet', () => {
   // What the metrics are told (src/app/run.ts): the same burst, given back by the periodic trim of an idle process.
   it('trims at its first quiet look and hands on how long the call took and what it gave back', async () => {
     const buffers = burstMostlyFreed();
-    let stop: () => void = () => undefined;
-    const outcome = await new Promise<TrimOutcome>((resolve, reject) => {
-      const deadline = setTimeout(() => {
-        reject(new Error('no trim within 60 s'));
-      }, 60_000);
-      stop = trimFreedMemoryEvery(
-        pino({ level: 'silent' }),
-        (trimmed) => {
-          clearTimeout(deadline);
-          resolve(trimmed);
-        },
-        250,
-      ).stop;
-    }).finally(() => {
-      stop();
-    });
+    let outcome: TrimOutcome | undefined;
+    const trimming = trimFreedMemoryEvery(
+      pino({ level: 'silent' }),
+      (trimmed) => {
+        outcome ??= trimmed;
+      },
+      250,
+    );
+    try {
+      outcome = await waitFor('a trim at a quiet look', () => outcome, { timeoutMs: 60_000 });
+    } finally {
+      trimming.stop();
+    }
     expect(buffers).toHaveLength(1500);
     expect(outcome.seconds).toBeGreaterThan(0);
     expect(outcome.seconds).toBeLessThan(60);
