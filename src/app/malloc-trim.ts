@@ -17,7 +17,9 @@ type Trim = (pad: number, done: (err: unknown, kept: number) => void) => void;
 async function loadTrim(log: Logger): Promise<Trim | undefined> {
   const { default: koffi } = await import('koffi');
   try {
-    // After a burst the call can take a second, with the event loop free meanwhile.
+    // Off the event loop, on libuv's pool. After a burst the call can take most of a second, and it holds glibc's
+    // arena locks meanwhile, so the event loop still waits at its next allocation (README, "What giving memory
+    // back costs"): the quiet gate below keeps trims to moments when little is waiting.
     return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)').async as Trim;
   } catch {
     log.debug('no glibc: freed memory is left to the C library');
