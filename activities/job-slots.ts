@@ -191,7 +191,7 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
   const own = slotKey(target, jobName);
   const leave = deps.slots.enter(own);
   try {
-    for (;;) {
+    for (let looks = 1; ; looks += 1) {
       if ((await takeJobSlot(deps, target, jobName, GRANT_MS)).taken) {
         if (await stillWanted(context, deps.log)) return true;
         deps.slots.giveBack(own);
@@ -199,7 +199,9 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
         return false;
       }
       if (Date.now() >= deadline) return false;
-      context.heartbeat();
+      // The looks so far: the Temporal UI shows them on the pending step, and a timed-out wait's failure tells a
+      // wait that never ran (no heartbeat) from one whose heartbeats came too late.
+      context.heartbeat({ looks });
       // Ends at once when the worker shuts down or the wait is cancelled.
       await nextLook(context, LOOK_MS);
     }
