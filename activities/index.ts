@@ -14,6 +14,7 @@ import { awaitJob, deleteJob, startDeleteJob, startInstallJob } from './jobs.js'
 import { prepareInstall } from './prepare.js';
 import { awaitChartCrds } from './crds-first.js';
 import { recordRelease } from './release.js';
+import { sayingRetries } from './retried.js';
 import { releaseFinalizer, setStatus } from './status.js';
 import type { ChartActivities, ChartTarget, Inspection } from './types.js';
 
@@ -66,14 +67,17 @@ export function createActivities(config: ActivitiesConfig): {
     releaseFinalizer: (target) => releaseFinalizer(deps, target),
     recordRelease: (target) => recordRelease(deps, target),
   };
-  return { activities: classifyingAll(activities), close: () => jobs.stop() };
+  return { activities: classifyingAll(activities, config.log), close: () => jobs.stop() };
 }
 
-/** Every activity's errors classified once (activities/kube-errors.ts): permanent ones end the step at once. */
-function classifyingAll(activities: ChartActivities): ChartActivities {
+/**
+ * Every activity's errors classified once (activities/kube-errors.ts): permanent ones end the step at once. An
+ * attempt after the first says so first (activities/retried.ts).
+ */
+function classifyingAll(activities: ChartActivities, log: Logger): ChartActivities {
   const wrapped: Record<string, (...args: never[]) => Promise<unknown>> = {};
   for (const [name, run] of Object.entries(activities) as [string, (...args: never[]) => Promise<unknown>][]) {
-    wrapped[name] = (...args) => classifyingErrors(name, () => run(...args));
+    wrapped[name] = (...args) => sayingRetries(log, name, () => classifyingErrors(name, () => run(...args)));
   }
   return wrapped as unknown as ChartActivities;
 }

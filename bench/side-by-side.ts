@@ -48,6 +48,7 @@ import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
 import { describeMalloc, mallocArenaMaxOption, mallocEnv } from './image-env.js';
 import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
+import { RETRIED_MESSAGE, describeRetried, type RetriedLine } from './retried-steps.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -415,6 +416,8 @@ interface HistoryFigures {
   retried: Map<string, string[]>;
   /** Over all N charts: the signals taken and the steps scheduled, by name ("signal releaseChanged" → 12). */
   named: Map<string, number>;
+  /** helmflow's log lines of the steps that ran again, grouped (bench/retried-steps.ts). */
+  retriedSaid?: string[];
 }
 
 /** How many of the charts installed last the bench looks into: a slow tail shows there. */
@@ -493,7 +496,11 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     ...(maxRunningJobs === undefined ? {} : { maxRunningJobs }),
     ...(workflowCache === undefined ? {} : { workflowCache }),
   });
-  const running = spawnHelmflow('run', settings, {}, 'compiled', [], mallocEnv(mallocArenaMax));
+  const retriedLines: RetriedLine[] = [];
+  const onLine = (entry: { msg?: string }) => {
+    if (entry.msg === RETRIED_MESSAGE) retriedLines.push(entry as RetriedLine);
+  };
+  const running = spawnHelmflow('run', settings, { onLine }, 'compiled', [], mallocEnv(mallocArenaMax));
   const pid = running.child.pid ?? -1;
   const connection = await Connection.connect({ address: layout.temporalAddress });
   const client = new Client({ connection, namespace: settings.temporalNamespace });
@@ -555,7 +562,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const history = await historyOf(client, group, namespace, charts.installedAt, start);
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
-    return { figures, history };
+    return { figures, history: { ...history, retriedSaid: describeRetried(retriedLines) } };
   } finally {
     await running.kill();
     await connection.close();
@@ -756,6 +763,9 @@ try {
     console.log(
       `  ${step}: ${String(charts.length)} (${charts.slice(0, 5).join(', ')}${charts.length > 5 ? ', …' : ''})`,
     );
+  const said = history.retriedSaid ?? [];
+  console.log(`what helmflow's log said of each attempt before a step's last:${said.length === 0 ? ' nothing' : ''}`);
+  for (const line of said) console.log(`  ${line}`);
   console.log(`the ${String(history.tail.length)} charts installed last, and their steps that ran more than once:`);
   for (const { name, seconds, retried } of history.tail)
     console.log(
