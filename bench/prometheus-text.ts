@@ -6,3 +6,21 @@ export function seriesValue(metrics: string, series: string): number | undefined
   const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
+
+/**
+ * The values of one metric's series (`<name>{…} value` lines), summed by the value of one label: the worker
+ * core's `temporal_activity_task_received_total` by `activity_type` is how many activity tasks of each type the
+ * core received. Series without the label are left out.
+ */
+export function sumsByLabel(metrics: string, name: string, label: string): Map<string, number> {
+  const sums = new Map<string, number>();
+  const labelPattern = new RegExp(`(?:^|,)${label}="([^"]*)"`);
+  for (const line of metrics.split('\n')) {
+    if (!line.startsWith(`${name}{`)) continue;
+    const match = /\{([^}]*)\} (\S+)$/.exec(line);
+    const value = labelPattern.exec(match?.[1] ?? '')?.[1];
+    if (match === null || value === undefined) continue;
+    sums.set(value, (sums.get(value) ?? 0) + Number(match[2]));
+  }
+  return sums;
+}

@@ -32,3 +32,28 @@ export function describeRetried(lines: readonly RetriedLine[]): string[] {
         `${key}: ${String(count)} (started at most ${(longestMs / 1000).toFixed(1)} s after scheduled)`,
     );
 }
+
+/**
+ * Per step, the attempts the workflow histories started (each step scheduled, and each attempt after the first of
+ * a retried one: "awaitJob attempt 2 (before: …)" → one more) beside the activity tasks of that type the worker's
+ * core received (its `temporal_activity_task_received_total`). Fewer received than started: attempts lost before the
+ * worker; as many: lost inside it.
+ */
+export function describeReceived(
+  received: ReadonlyMap<string, number>,
+  named: ReadonlyMap<string, number>,
+  retried: ReadonlyMap<string, readonly string[]>,
+): string[] {
+  const started = new Map<string, number>();
+  for (const [name, n] of named) if (name.startsWith('step ')) started.set(name.slice(5), n);
+  for (const [kind, charts] of retried) {
+    const match = /^(\S+) attempt (\d+)/.exec(kind);
+    if (match === null) continue;
+    const [, step = '?', attempt = '1'] = match;
+    started.set(step, (started.get(step) ?? 0) + (Number(attempt) - 1) * charts.length);
+  }
+  return [...started].map(
+    ([step, n]) =>
+      `${step}: the histories started ${String(n)} attempts, the worker's core received ${String(received.get(step) ?? 0)}`,
+  );
+}

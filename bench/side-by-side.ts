@@ -48,7 +48,8 @@ import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
 import { describeMalloc, mallocArenaMaxOption, mallocEnv } from './image-env.js';
 import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
-import { RETRIED_MESSAGE, describeRetried, type RetriedLine } from './retried-steps.js';
+import { sumsByLabel } from './prometheus-text.js';
+import { RETRIED_MESSAGE, describeReceived, describeRetried, type RetriedLine } from './retried-steps.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -418,6 +419,8 @@ interface HistoryFigures {
   named: Map<string, number>;
   /** helmflow's log lines of the steps that ran again, grouped (bench/retried-steps.ts). */
   retriedSaid?: string[];
+  /** Per step, the attempts the histories started beside the tasks the worker's core received. */
+  receivedSaid?: string[];
 }
 
 /** How many of the charts installed last the bench looks into: a slow tail shows there. */
@@ -560,9 +563,13 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     jobs.stop();
     charts.stop();
     const history = await historyOf(client, group, namespace, charts.installedAt, start);
+    // The activity tasks the worker's core received, by type: set beside the attempts the histories started.
+    const scrape = await get(`http://127.0.0.1:${String(settings.httpPort)}/metrics`).catch(() => undefined);
+    const received = sumsByLabel(scrape?.body ?? '', 'temporal_activity_task_received_total', 'activity_type');
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
-    return { figures, history: { ...history, retriedSaid: describeRetried(retriedLines) } };
+    const receivedSaid = describeReceived(received, history.named, history.retried);
+    return { figures, history: { ...history, retriedSaid: describeRetried(retriedLines), receivedSaid } };
   } finally {
     await running.kill();
     await connection.close();
@@ -766,6 +773,8 @@ try {
   const said = history.retriedSaid ?? [];
   console.log(`what helmflow's log said of each attempt before a step's last:${said.length === 0 ? ' nothing' : ''}`);
   for (const line of said) console.log(`  ${line}`);
+  console.log("activity attempts, as the histories started them and as the worker's core received them:");
+  for (const line of history.receivedSaid ?? []) console.log(`  ${line}`);
   console.log(`the ${String(history.tail.length)} charts installed last, and their steps that ran more than once:`);
   for (const { name, seconds, retried } of history.tail)
     console.log(

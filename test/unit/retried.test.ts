@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { retriedStepOf, sayingRetries } from '../../activities/retried.js';
-import { describeRetried } from '../../bench/retried-steps.js';
+import { describeReceived, describeRetried } from '../../bench/retried-steps.js';
 
 const workflowExecution = { workflowId: 'chart/helm.k3sm.io/kube-system/hello', runId: 'r' };
 
@@ -79,6 +79,25 @@ describe("the side-by-side bench's summary of those lines", () => {
     ).toEqual([
       'prepareInstall, last heartbeat none: 2 (started at most 1.2 s after scheduled)',
       'awaitJob, last heartbeat {"jobName":"helm-install-a"}: 1 (started at most 0.1 s after scheduled)',
+    ]);
+  });
+});
+
+describe("the side-by-side bench's attempts started against received", () => {
+  it('counts each step scheduled and each attempt after the first, beside what the core received', () => {
+    const named = new Map([
+      ['signal desiredState', 3],
+      ['step awaitJob', 3],
+      ['step prepareInstall', 5],
+    ]);
+    const retried = new Map([['prepareInstall attempt 2 (before: HEARTBEAT timeout)', ['chart-1', 'chart-2']]]);
+    const received = new Map([
+      ['awaitJob', 3],
+      ['prepareInstall', 5],
+    ]);
+    expect(describeReceived(received, named, retried)).toEqual([
+      "awaitJob: the histories started 3 attempts, the worker's core received 3",
+      "prepareInstall: the histories started 7 attempts, the worker's core received 5",
     ]);
   });
 });
