@@ -199,8 +199,8 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
         return false;
       }
       if (Date.now() >= deadline) return false;
-      // The looks so far: the Temporal UI shows them on the pending step, and a timed-out wait's failure tells a
-      // wait that never ran (no heartbeat) from one whose heartbeats came too late.
+      // The looks so far: the Temporal UI shows them on the pending step, and the attempt after a timed-out wait
+      // is handed them, so its log line (activities/retried.ts) tells a wait that never ran from one that did.
       context.heartbeat({ looks });
       // Ends at once when the worker shuts down or the wait is cancelled.
       await nextLook(context, LOOK_MS);

@@ -36,9 +36,12 @@ export function retriedStepOf(
   };
 }
 
+/** The message of the line, which the side-by-side bench looks for (bench/retried-steps.ts). */
+export const RETRIED_MESSAGE = 'a step runs again';
+
 /** Runs one step, first saying so in the log when it is an attempt after the first. */
 export async function sayingRetries<T>(log: Logger, step: string, run: () => Promise<T>): Promise<T> {
   const retried = retriedStepOf(step, Context.current().info, Date.now());
-  if (retried !== undefined) log.info(retried, 'a step runs again');
+  if (retried !== undefined) log.info(retried, RETRIED_MESSAGE);
   return run();
 }

@@ -36,6 +36,31 @@ export function countNamed(events: HistoryEvent[], into: Map<string, number>): M
   return into;
 }
 
+/**
+ * The activity attempts a workflow's history started, by step, added into `into`. A step's history keeps only its
+ * last attempt's start, whose number counts every attempt before it too; a step never started counts none.
+ */
+export function countAttemptsStarted(events: HistoryEvent[], into: Map<string, number>): Map<string, number> {
+  const typeOf = scheduledTypes(events);
+  for (const event of events) {
+    const started = event.activityTaskStartedEventAttributes;
+    if (started == null) continue;
+    const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
+    into.set(type, (into.get(type) ?? 0) + (started.attempt ?? 1));
+  }
+  return into;
+}
+
+/** The step each ActivityTaskScheduled event id names. */
+function scheduledTypes(events: HistoryEvent[]): Map<string, string> {
+  const typeOf = new Map<string, string>();
+  for (const event of events) {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name != null) typeOf.set(String(event.eventId), name);
+  }
+  return typeOf;
+}
+
 /** A workflow's history events counted by type (see eventsByType). */
 export async function historyByType(handle: WorkflowHandle): Promise<{ events: number; types: string }> {
   return eventsByType(await historyEvents(handle));
@@ -47,11 +72,7 @@ export async function historyByType(handle: WorkflowHandle): Promise<{ events: n
  * the one before it.
  */
 export function retriedSteps(events: HistoryEvent[]): string[] {
-  const typeOf = new Map<string, string>();
-  for (const event of events) {
-    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (name != null) typeOf.set(String(event.eventId), name);
-  }
+  const typeOf = scheduledTypes(events);
   const retried: string[] = [];
   for (const event of events) {
     const started = event.activityTaskStartedEventAttributes;

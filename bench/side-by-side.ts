@@ -47,9 +47,17 @@ import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
 import { benchCommand, wholeNumber } from './flags.js';
 import { describeMalloc, mallocArenaMaxOption, mallocEnv } from './image-env.js';
-import { countNamed, eventsByType, historyEvents, retriedSteps, type HistoryEvent } from './history.js';
+import {
+  countAttemptsStarted,
+  countNamed,
+  eventsByType,
+  historyEvents,
+  retriedSteps,
+  type HistoryEvent,
+} from './history.js';
 import { sumsByLabel } from './prometheus-text.js';
-import { RETRIED_MESSAGE, describeReceived, describeRetried, type RetriedLine } from './retried-steps.js';
+import { describeReceived, describeRetried, type RetriedLine } from './retried-steps.js';
+import { RETRIED_MESSAGE } from '../activities/retried.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
 import { cpuSeconds, endedChildrenCpuSeconds, machineBusySeconds, mib, peakRssBytes, rssBytes } from './proc.js';
 
@@ -417,6 +425,8 @@ interface HistoryFigures {
   retried: Map<string, string[]>;
   /** Over all N charts: the signals taken and the steps scheduled, by name ("signal releaseChanged" → 12). */
   named: Map<string, number>;
+  /** Over all N charts: the activity attempts the histories started, by step. */
+  attempts: Map<string, number>;
   /** helmflow's log lines of the steps that ran again, grouped (bench/retried-steps.ts). */
   retriedSaid?: string[];
   /** Per step, the attempts the histories started beside the tasks the worker's core received. */
@@ -454,7 +464,11 @@ async function historyOf(
   for (const [name, steps] of stepsOf)
     for (const step of steps) retried.set(step, [...(retried.get(step) ?? []), name]);
   const named = new Map<string, number>();
-  for (const events of eventsOf.values()) countNamed(events, named);
+  const attempts = new Map<string, number>();
+  for (const events of eventsOf.values()) {
+    countNamed(events, named);
+    countAttemptsStarted(events, attempts);
+  }
   return {
     lastInstalled,
     ...history,
@@ -462,6 +476,7 @@ async function historyOf(
     tail,
     retried,
     named: new Map([...named].sort()),
+    attempts: new Map([...attempts].sort()),
   } satisfies HistoryFigures;
 }
 
@@ -568,7 +583,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const received = sumsByLabel(scrape?.body ?? '', 'temporal_activity_task_received_total', 'activity_type');
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
-    const receivedSaid = describeReceived(received, history.named, history.retried);
+    const receivedSaid = describeReceived(received, history.attempts);
     return { figures, history: { ...history, retriedSaid: describeRetried(retriedLines), receivedSaid } };
   } finally {
     await running.kill();
