@@ -2,7 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { Context } from '@temporalio/activity';
 import { JobCreatedCondition } from '../src/api/reasons.js';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
-import { SLOT_WAIT_MS, slotFree } from '../src/build/job-slots.js';
+import { SLOT_WAIT_MS, nearFrontOfLine, slotFree } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { outcomeOf } from './jobs.js';
@@ -34,9 +34,10 @@ const RECOUNT_MS = 250;
 export const WAITER_LOOKED_MS = 5 * LOOK_MS;
 /**
  * How long a waiter that stopped looking keeps its place, for its next round, its retry or a new spec's wait. A
- * wait lost on its way to a worker comes back only after its one-minute heartbeat timeout and the retry's backoff:
- * at 300 charts one came back 63 s after its chart's last look (bench/many-charts.ts prints the slowest chart's
- * steps), and queued behind every chart that had come since. Five minutes covers a few such losses in a row.
+ * wait lost on its way to a worker comes back only after its heartbeat timeout (slotWaitHeartbeatTimeout) and the
+ * retry's backoff: at 300 charts one came back 63 s after its chart's last look (bench/many-charts.ts prints the
+ * slowest chart's steps), and queued behind every chart that had come since. Five minutes covers a few such losses
+ * in a row.
  */
 export const WAITER_KEPT_MS = 5 * 60_000;
 
@@ -107,6 +108,15 @@ export class JobSlots {
     this.reserved.delete(own);
   }
 
+  /**
+   * The waiters still looking that are ahead of `own` in line, counted up to the cap (`max` when at least that
+   * many are): read once per round, by prepareInstall, not at every look.
+   */
+  waitersAhead(own: string, now: number): number {
+    const line = this.line(now, own, this.max);
+    return line.at(-1) === own ? line.length - 1 : line.length;
+  }
+
   /** Drops the waiters that have not looked for WAITER_KEPT_MS, at most once a second. */
   private forgetWaiters(now: number): void {
     if (now - this.swept < LOOK_MS) return;
@@ -150,6 +160,11 @@ export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobNa
   return { taken, running: running.length };
 }
 
+/** Whether the chart, in line for a slot for `jobName`, is near its front (nearFrontOfLine). */
+export function nearFront(deps: ActivityDeps, target: ChartTarget, jobName: string): boolean {
+  return nearFrontOfLine(deps.slots.waitersAhead(slotKey(target, jobName), Date.now()), deps.slots.max);
+}
+
 function slotKey(target: ChartTarget, jobName: string): string {
   return `${target.ref.namespace}/${jobName}`;
 }
@@ -179,8 +194,9 @@ export async function reportWaitingForSlot(
  * this worker get slots in the order they began), and takes it for GRANT_MS (prepareInstall then finds it its own).
  * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
  * its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the workflow's heartbeat
- * timeout (one minute: about one write every 48 s per waiting chart), so a wait lost with its worker, or never
- * delivered to one, is taken up again within that minute instead of at its start-to-close timeout. So the SDK may
+ * timeout (slotWaitHeartbeatTimeout: one minute, about one write every 48 s per waiting chart; 20 s near the front
+ * of the line), so a wait lost with its worker, or never delivered to one, is taken up again within that timeout
+ * instead of at its start-to-close timeout. So the SDK may
  * not have heard of a cancel when the turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow
  * no longer wants gives the slot back to the next in line instead of holding it GRANT_MS for nothing.
  * Returns whether the slot was taken; the workflow asks again if not.

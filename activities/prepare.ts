@@ -6,7 +6,7 @@ import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { PREPARE_HOLD_MS, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
+import { PREPARE_HOLD_MS, nearFront, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
 import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
@@ -47,7 +47,7 @@ export async function prepareInstall(
   const jobName = built.metadata?.name ?? '';
   const noSlot = async (running: number): Promise<Preparation> => {
     await reportWaitingForSlot(deps, target, input.chart, jobName, running);
-    return { state: 'noSlot', generation, jobName };
+    return { state: 'noSlot', generation, jobName, nearFront: nearFront(deps, target, jobName) };
   };
   // The slot first: a chart that will wait applies nothing now, only when it is called again with a slot. Held
   // PREPARE_HOLD_MS, long enough to apply under load, and taken again below, for RESERVED_MS from the Job's creation.

@@ -32,8 +32,11 @@ export type Preparation =
   | { state: 'crdsCheck'; generation: number; job: StartedJob }
   /** An upgrade of a chartContent chart whose crds/ the cluster has behind: no Job was created. */
   | { state: 'crdsStale'; generation: number; behind: string }
-  /** --max-running-jobs of helmflow's install Jobs run: this Job (`jobName`) was not created. */
-  | { state: 'noSlot'; generation: number; jobName: string };
+  /**
+   * --max-running-jobs of helmflow's install Jobs run: this Job (`jobName`) was not created. `nearFront`: fewer
+   * waiters ahead of the chart than slots (absent in results recorded before it was reported).
+   */
+  | { state: 'noSlot'; generation: number; jobName: string; nearFront?: boolean };
 
 /** What the workflow knows of the chart's crds/ when it prepares an attempt (see crdsStepOf in src/build). */
 export interface CrdsHint {

@@ -5,7 +5,7 @@
 import { patched } from '@temporalio/workflow';
 import type { ChartTarget, CrdsHint, CrdsVerdict, JobOutcome, Preparation, StartedJob } from '../activities/types.js';
 import { CrdsCurrentCondition, FailedCondition } from '../src/api/reasons.js';
-import { SLOT_WAIT_MS } from '../src/build/job-slots.js';
+import { SLOT_WAIT_MS, slotWaitHeartbeatTimeout } from '../src/build/job-slots.js';
 import { crdsJobName, installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
@@ -78,11 +78,10 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
       {
         ...kubeCall,
         summary: `Wait for one of the --max-running-jobs Job slots for ${prepared.jobName}`,
-        // It ends within 25 minutes (SLOT_WAIT_MS). Its heartbeats come at most every 48 s (0.8 × this timeout, as
-        // the SDK throttles them): heartbeats every 8 s from a thousand waiting charts overwhelmed the dev server's
-        // SQLite, and a wait lost on its way to a worker cost its whole start-to-close timeout.
+        // It ends within 25 minutes (SLOT_WAIT_MS). The heartbeat timeout, short near the front of the line, is
+        // what a wait lost on its way to a worker costs; without one the loss cost the whole start-to-close timeout.
         startToCloseTimeout: SLOT_WAIT_MS + 5 * 60_000,
-        heartbeatTimeout: '1 minute',
+        heartbeatTimeout: slotWaitHeartbeatTimeout(prepared.nearFront),
       },
       [t, prepared.jobName],
     );

@@ -105,15 +105,19 @@ describe('--max-running-jobs, in turn', () => {
   };
   const jobCreated = async (name: string) =>
     (await readHelmChart(ns, name))?.status?.conditions?.find((k) => k.type === 'JobCreated');
-  /** Applies `name`'s chart and waits until it is in its slot wait (Temporal's describe shows the step started). */
+  /**
+   * Applies `name`'s chart and waits until it is in its slot wait (Temporal's describe shows the step started).
+   * Returns the wait's heartbeat timeout in seconds.
+   */
   const applyWaiting = async (name: string, chartContent: string) => {
     apply(helmChart(ns, name, { chartContent }));
-    await waitFor(
+    return waitFor(
       `${name} waiting for a slot`,
       async () => {
         if ((await jobCreated(name))?.reason !== 'WaitingForJobSlot') return undefined;
         const activities = await pendingActivities(helmflow.settings, ns, name);
-        return activities.some((a) => a.type === 'awaitJobSlot' && a.started) || undefined;
+        const wait = activities.find((a) => a.type === 'awaitJobSlot' && a.started);
+        return wait === undefined ? undefined : (wait.heartbeatTimeoutSeconds ?? 0);
       },
       { timeoutMs: 60_000 },
     );
@@ -135,7 +139,10 @@ describe('--max-running-jobs, in turn', () => {
     // Five charts begin waiting one after another; each is in its slot wait before the next is applied.
     const waiting = ['w1', 'w2', 'w3', 'w4', 'w5'];
     const plain = buildChart({ name: 'turn' });
-    for (const name of waiting) await applyWaiting(name, plain.chartContent);
+    const heartbeatTimeouts: number[] = [];
+    for (const name of waiting) heartbeatTimeouts.push(await applyWaiting(name, plain.chartContent));
+    // Fewer waiters ahead than the cap's two slots: a wait lost on its way to a worker costs 20 s, not a minute.
+    expect(heartbeatTimeouts).toEqual([20, 20, 60, 60, 60]);
     const jobs = await watchJobs(ns);
     try {
       // One slot frees; each waiter's Job takes it when the one before ends: all five in the order they waited.
@@ -160,7 +167,7 @@ describe('--max-running-jobs, in turn', () => {
     ns = await freshNamespace('job-turn-paused');
     await takeBothSlots();
     const plain = buildChart({ name: 'turn' });
-    // The first in line is paused while it waits; its wait learns of it only at its next heartbeat, within 48 s.
+    // The first in line is paused while it waits; its wait learns of it only at its next heartbeat, within 16 s (48 s further back in line).
     await applyWaiting('paused', plain.chartContent);
     await applyWaiting('next', plain.chartContent);
     const cancel = helmflowCli(['chart', 'cancel', `${ns}/paused`]);

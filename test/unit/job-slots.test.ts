@@ -11,7 +11,13 @@ import {
   WAITER_LOOKED_MS,
   awaitJobSlot,
 } from '../../activities/job-slots.js';
-import { slotFree, type SlotView } from '../../src/build/job-slots.js';
+import { nearFrontOfLine, slotFree, slotWaitHeartbeatTimeout, type SlotView } from '../../src/build/job-slots.js';
+
+/** Each of `keys` looks once a second from `from` to `to`, finding no slot while `running` run. */
+const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
+  for (let t = from; t <= to; t += 1_000)
+    for (const key of keys) expect(slots.take(running, key, t, GRANT_MS)).toBe(false);
+};
 
 describe('slotFree: one more install Job while fewer than the cap run, in the order charts began waiting', () => {
   const view = (v: Partial<SlotView> & Pick<SlotView, 'own' | 'max'>): SlotView => ({
@@ -94,11 +100,6 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
   });
 
   /** Each of `keys` looks once a second from `from` to `to`, as awaitJobSlot does, finding no slot. */
-  const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
-    for (let t = from; t <= to; t += 1_000)
-      for (const key of keys) expect(slots.take(running, key, t, GRANT_MS)).toBe(false);
-  };
-
   it('hands freed slots to the waiting charts in the order they began, whoever looks first', () => {
     const slots = new JobSlots(1);
     // a, b and c begin waiting in that order while the one slot is taken.
@@ -180,6 +181,44 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
     expect(again.take([], 'a/d', 1, GRANT_MS)).toBe(false);
     expect(again.take([], 'a/c', 2, GRANT_MS)).toBe(true);
     leaveNew();
+  });
+});
+
+describe("a slot wait's heartbeat timeout: what a wait lost on its way to a worker costs its chart", () => {
+  it.each([
+    { nearFront: true, timeout: '20 seconds' },
+    { nearFront: false, timeout: '1 minute' },
+    // A prepareInstall recorded before it said where the chart stands.
+    { nearFront: undefined, timeout: '1 minute' },
+  ])('near the front $nearFront: $timeout', ({ nearFront, timeout }) => {
+    expect(slotWaitHeartbeatTimeout(nearFront)).toBe(timeout);
+  });
+
+  it.each([
+    { ahead: 0, max: 32, near: true },
+    { ahead: 31, max: 32, near: true },
+    { ahead: 32, max: 32, near: false },
+    { ahead: 500, max: 32, near: false },
+    { ahead: 0, max: 1, near: true },
+    { ahead: 1, max: 1, near: false },
+  ])('$ahead waiters ahead, $max slots: near the front $near', ({ ahead, max, near }) => {
+    expect(nearFrontOfLine(ahead, max)).toBe(near);
+  });
+
+  it('JobSlots counts the waiters still looking ahead of a chart, up to the cap', () => {
+    const slots = new JobSlots(2);
+    for (const [i, key] of ['a/a', 'a/b', 'a/c', 'a/d'].entries()) {
+      expect(slots.take(['a/r1', 'a/r2'], key, i, GRANT_MS)).toBe(false);
+    }
+    expect(slots.waitersAhead('a/a', 10)).toBe(0);
+    expect(slots.waitersAhead('a/b', 10)).toBe(1);
+    expect(slots.waitersAhead('a/c', 10)).toBe(2);
+    // Counted only up to the cap: a chart further back is far enough.
+    expect(slots.waitersAhead('a/d', 10)).toBe(2);
+    // a and b stop looking (their waits were lost): they hold up no one, so c and d move up.
+    keepLooking(slots, ['a/c', 'a/d'], 1_000, WAITER_LOOKED_MS + 1_000, ['a/r1', 'a/r2']);
+    expect(slots.waitersAhead('a/c', WAITER_LOOKED_MS + 1_000)).toBe(0);
+    expect(slots.waitersAhead('a/d', WAITER_LOOKED_MS + 1_000)).toBe(1);
   });
 });
 

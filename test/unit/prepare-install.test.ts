@@ -224,7 +224,8 @@ describe('prepareInstall', () => {
     };
     Object.assign(deps, { slots: new JobSlots(1), jobs: { start: async () => undefined, list: () => [running] } });
     const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
-    expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-install-podinfo' });
+    // First in line: the workflow gives its slot wait the short heartbeat timeout.
+    expect(result).toEqual({ state: 'noSlot', generation: 3, jobName: 'helm-install-podinfo', nearFront: true });
     expect(seen.jobs).toEqual([]);
     // Its identity and values are applied once, when it is called again with a slot free, not now and again then.
     expect(seen.applied).toEqual([]);

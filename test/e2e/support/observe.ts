@@ -1,3 +1,4 @@
+import { tsToMs } from '@temporalio/common/lib/time.js';
 import { Watch, type V1Job } from '@kubernetes/client-node';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -109,6 +110,8 @@ export interface PendingActivity {
   /** Why the previous attempt ended: an application failure's type, or `timeout` / `other`. */
   lastFailure?: { kind: string; message: string };
   lastStartedTime?: Date;
+  /** The heartbeat timeout it was scheduled with, in seconds (absent: none). */
+  heartbeatTimeoutSeconds?: number;
 }
 
 /** The activities the chart workflow waits on now (Temporal's describe). */
@@ -130,6 +133,7 @@ export async function pendingActivities(
           ? 'timeout'
           : 'other';
       const started = a.lastStartedTime?.seconds;
+      const heartbeat = a.activityOptions?.heartbeatTimeout;
       return {
         type: a.activityType?.name ?? '',
         started: a.state === proto.temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
@@ -139,6 +143,7 @@ export async function pendingActivities(
         ...(started != null
           ? { lastStartedTime: new Date(Number(started) * 1000 + (a.lastStartedTime?.nanos ?? 0) / 1e6) }
           : {}),
+        ...(heartbeat != null ? { heartbeatTimeoutSeconds: tsToMs(heartbeat) / 1000 } : {}),
       };
     });
   } finally {

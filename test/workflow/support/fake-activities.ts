@@ -97,6 +97,8 @@ export class FakeCluster {
   private archiveChecks = 0;
   /** How many prepareInstall calls find no Job slot (each then waits in awaitJobSlot, as the real one). */
   slotlessPrepares = 0;
+  /** What those noSlot answers say of the chart's place in line (absent, as answers recorded before it). */
+  slotlessNearFront: boolean | undefined;
   /** Called by awaitJobSlot: a test may hold it open (a chart waiting for a slot). */
   onSlotWait: () => Promise<void> | void = () => undefined;
   /** The hint each prepareInstall call was given. */
@@ -170,7 +172,9 @@ export class FakeCluster {
         const digest = `digest-at-${attempt}`;
         if (this.slotlessPrepares > 0) {
           this.slotlessPrepares -= 1;
-          return { state: 'noSlot', generation: this.generation, jobName: `helm-install-${target.ref.name}` };
+          const jobName = `helm-install-${target.ref.name}`;
+          const near = this.slotlessNearFront === undefined ? {} : { nearFront: this.slotlessNearFront };
+          return { state: 'noSlot', generation: this.generation, jobName, ...near };
         }
         if (this.archiveBehind !== undefined) {
           this.archiveChecks += 1;
