@@ -1,5 +1,6 @@
 // What the benches say of a workflow's history.
 import type { WorkflowHandle } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common/lib/time.js';
 import proto from '@temporalio/proto';
 
 export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -68,20 +69,29 @@ export async function historyByType(handle: WorkflowHandle): Promise<{ events: n
 
 /**
  * The steps of a workflow that ran more than once, and why the attempt before the last ended: "awaitJobSlot
- * attempt 2 (before: HEARTBEAT timeout)". Temporal records only an activity's last attempt, with the failure of
- * the one before it.
+ * attempt 2 (before: HEARTBEAT timeout of 20 s)", the timeout the step was scheduled with, which is what a lost
+ * attempt cost. Temporal records only an activity's last attempt, with the failure of the one before it.
  */
 export function retriedSteps(events: HistoryEvent[]): string[] {
   const typeOf = scheduledTypes(events);
+  const scheduledWith = new Map(
+    events.map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes] as const),
+  );
   const retried: string[] = [];
   for (const event of events) {
     const started = event.activityTaskStartedEventAttributes;
     if (started == null || (started.attempt ?? 1) <= 1) continue;
     const failure = started.lastFailure;
     const timeout = failure?.timeoutFailureInfo?.timeoutType;
+    const { TIMEOUT_TYPE_HEARTBEAT: heartbeat } = proto.temporal.api.enums.v1.TimeoutType;
+    const scheduled = scheduledWith.get(String(started.scheduledEventId));
+    const of =
+      timeout === heartbeat && scheduled?.heartbeatTimeout != null
+        ? ` of ${String(tsToMs(scheduled.heartbeatTimeout) / 1000)} s`
+        : '';
     const before =
       timeout != null
-        ? `${proto.temporal.api.enums.v1.TimeoutType[timeout].replace(/^TIMEOUT_TYPE_/, '')} timeout`
+        ? `${proto.temporal.api.enums.v1.TimeoutType[timeout].replace(/^TIMEOUT_TYPE_/, '')} timeout${of}`
         : (failure?.message ?? '?').slice(0, 80);
     const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
     retried.push(`${type} attempt ${String(started.attempt)} (before: ${before})`);

@@ -3,7 +3,7 @@ import proto from '@temporalio/proto';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { RETRIED_MESSAGE, retriedStepOf, sayingRetries } from '../../activities/retried.js';
-import { countAttemptsStarted, type HistoryEvent } from '../../bench/history.js';
+import { countAttemptsStarted, retriedSteps, type HistoryEvent } from '../../bench/history.js';
 import { describeReceived, describeRetried } from '../../bench/retried-steps.js';
 
 const workflowExecution = { workflowId: 'chart/helm.k3sm.io/kube-system/hello', runId: 'r' };
@@ -107,6 +107,38 @@ describe("the side-by-side bench's attempts started against received", () => {
     expect(describeReceived(new Map([['awaitJob', 3]]), started)).toEqual([
       "awaitJob: the histories started 3 attempts, the worker's core received 3",
       "prepareInstall: the histories started 3 attempts, the worker's core received 0",
+    ]);
+  });
+
+  it('names each step that ran again, why the attempt before ended, and the heartbeat timeout that cost', () => {
+    const heartbeat = proto.temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT;
+    const events: HistoryEvent[] = [
+      {
+        eventId: 5,
+        activityTaskScheduledEventAttributes: {
+          activityType: { name: 'awaitJobSlot' },
+          heartbeatTimeout: { seconds: 20 },
+        },
+      },
+      {
+        eventId: 6,
+        activityTaskStartedEventAttributes: {
+          scheduledEventId: 5,
+          attempt: 2,
+          lastFailure: { timeoutFailureInfo: { timeoutType: heartbeat } },
+        },
+      },
+      { eventId: 9, activityTaskScheduledEventAttributes: { activityType: { name: 'prepareInstall' } } },
+      {
+        eventId: 10,
+        activityTaskStartedEventAttributes: { scheduledEventId: 9, attempt: 3, lastFailure: { message: 'refused' } },
+      },
+      { eventId: 12, activityTaskScheduledEventAttributes: { activityType: { name: 'awaitJob' } } },
+      { eventId: 13, activityTaskStartedEventAttributes: { scheduledEventId: 12, attempt: 1 } },
+    ].map((event) => proto.temporal.api.history.v1.HistoryEvent.fromObject(event));
+    expect(retriedSteps(events)).toEqual([
+      'awaitJobSlot attempt 2 (before: HEARTBEAT timeout of 20 s)',
+      'prepareInstall attempt 3 (before: refused)',
     ]);
   });
 });
