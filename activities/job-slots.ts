@@ -196,9 +196,9 @@ export async function reportWaitingForSlot(
  * its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the workflow's heartbeat
  * timeout (slotWaitHeartbeatTimeout: one minute, about one write every 48 s per waiting chart; 20 s near the front
  * of the line), so a wait lost with its worker, or never delivered to one, is taken up again within that timeout
- * instead of at its start-to-close timeout. So the SDK may
- * not have heard of a cancel when the turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow
- * no longer wants gives the slot back to the next in line instead of holding it GRANT_MS for nothing.
+ * instead of at its start-to-close timeout. So the SDK may not have heard of a cancel when the turn comes: the wait
+ * asks Temporal then (stillWanted), and a wait its workflow no longer wants gives the slot back to the next in line
+ * instead of holding it GRANT_MS for nothing.
  * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {

@@ -167,7 +167,8 @@ describe('--max-running-jobs, in turn', () => {
     ns = await freshNamespace('job-turn-paused');
     await takeBothSlots();
     const plain = buildChart({ name: 'turn' });
-    // The first in line is paused while it waits; its wait learns of it only at its next heartbeat, within 16 s (48 s further back in line).
+    // The first in line is paused while it waits; its wait learns of it only at its next heartbeat, within 16 s
+    // (48 s further back in line).
     await applyWaiting('paused', plain.chartContent);
     await applyWaiting('next', plain.chartContent);
     const cancel = helmflowCli(['chart', 'cancel', `${ns}/paused`]);
