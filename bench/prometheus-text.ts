@@ -24,3 +24,16 @@ export function sumsByLabel(metrics: string, name: string, label: string): Map<s
   }
   return sums;
 }
+
+/**
+ * The series of the metrics named `names` (`<name>{…} value` or `<name> value`) whose value is not zero, as the
+ * scrape writes them: the worker core's failed calls to Temporal, say, whose labels the bench need not know.
+ */
+export function nonZeroSeries(metrics: string, names: readonly string[]): string[] {
+  return metrics.split('\n').filter((line) => {
+    const name = /^[A-Za-z_:][\w:]*/.exec(line)?.[0];
+    if (name === undefined || !names.includes(name)) return false;
+    const value = Number(line.slice(line.lastIndexOf(' ') + 1));
+    return Number.isFinite(value) && value !== 0;
+  });
+}

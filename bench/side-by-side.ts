@@ -55,7 +55,7 @@ import {
   retriedSteps,
   type HistoryEvent,
 } from './history.js';
-import { sumsByLabel } from './prometheus-text.js';
+import { nonZeroSeries, sumsByLabel } from './prometheus-text.js';
 import { describeReceived, describeRetried, type RetriedLine } from './retried-steps.js';
 import { RETRIED_MESSAGE } from '../activities/retried.js';
 import { startK3sHelmController } from '../test/e2e/support/k3s-helm-controller.js';
@@ -583,7 +583,15 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const received = sumsByLabel(scrape?.body ?? '', 'temporal_activity_task_received_total', 'activity_type');
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
-    const receivedSaid = describeReceived(received, history.attempts);
+    // The core's calls to Temporal that failed (a poll the server answered after the core gave up on it, say).
+    const failedCalls = nonZeroSeries(scrape?.body ?? '', [
+      'temporal_long_request_failure_total',
+      'temporal_request_failure_total',
+    ]);
+    const receivedSaid = [
+      ...describeReceived(received, history.attempts),
+      ...(failedCalls.length > 0 ? failedCalls : ["the worker's core counted no failed call to Temporal"]),
+    ];
     return { figures, history: { ...history, retriedSaid: describeRetried(retriedLines), receivedSaid } };
   } finally {
     await running.kill();
@@ -788,7 +796,9 @@ try {
   const said = history.retriedSaid ?? [];
   console.log(`what helmflow's log said of each attempt before a step's last:${said.length === 0 ? ' nothing' : ''}`);
   for (const line of said) console.log(`  ${line}`);
-  console.log("activity attempts, as the histories started them and as the worker's core received them:");
+  console.log(
+    "activity attempts, as the histories started them and as the worker's core received them, and the core's failed calls:",
+  );
   for (const line of history.receivedSaid ?? []) console.log(`  ${line}`);
   console.log(`the ${String(history.tail.length)} charts installed last, and their steps that ran more than once:`);
   for (const { name, seconds, retried } of history.tail)

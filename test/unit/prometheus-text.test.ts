@@ -1,4 +1,4 @@
-import { seriesValue, sumsByLabel } from '../../bench/prometheus-text.js';
+import { nonZeroSeries, seriesValue, sumsByLabel } from '../../bench/prometheus-text.js';
 
 describe('one series of a Prometheus text scrape', () => {
   const scrape = [
@@ -37,5 +37,22 @@ describe("a metric's series summed by one label", () => {
         ['prepareInstall', 7],
       ]),
     );
+  });
+});
+
+describe('the series of some metrics that are not zero', () => {
+  it('keeps those of the named metrics whose value is not zero, labels as written', () => {
+    const scrape = [
+      '# HELP temporal_long_request_failure_total Failed long polls.',
+      'temporal_long_request_failure_total{operation="PollActivityTaskQueue",status_code="DEADLINE_EXCEEDED"} 3',
+      'temporal_long_request_failure_total{operation="PollWorkflowTaskQueue",status_code="CANCELLED"} 0',
+      'temporal_long_request_failure_total_created{operation="PollActivityTaskQueue"} 1.7e9',
+      'temporal_request_failure_total 2',
+      'temporal_request_total{operation="RespondActivityTaskCompleted"} 900',
+    ].join('\n');
+    expect(nonZeroSeries(scrape, ['temporal_long_request_failure_total', 'temporal_request_failure_total'])).toEqual([
+      'temporal_long_request_failure_total{operation="PollActivityTaskQueue",status_code="DEADLINE_EXCEEDED"} 3',
+      'temporal_request_failure_total 2',
+    ]);
   });
 });
