@@ -2,7 +2,7 @@ import type { V1Job } from '@kubernetes/client-node';
 import { Context } from '@temporalio/activity';
 import { JobCreatedCondition } from '../src/api/reasons.js';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
-import { SLOT_WAIT_MS, nearFrontOfLine, slotFree } from '../src/build/job-slots.js';
+import { SLOT_WAIT_MS, nearFrontOfLine, slotFree, waitersAhead } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { outcomeOf } from './jobs.js';
@@ -113,8 +113,8 @@ export class JobSlots {
    * many are): read once per round, by prepareInstall, not at every look.
    */
   waitersAhead(own: string, now: number): number {
-    const line = this.line(now, own, this.max);
-    return line.at(-1) === own ? line.length - 1 : line.length;
+    const waiting = this.line(now, own, this.max);
+    return waitersAhead({ running: [], reserved: [], waiting, own, max: this.max });
   }
 
   /** Drops the waiters that have not looked for WAITER_KEPT_MS, at most once a second. */
