@@ -42,24 +42,26 @@ export function countNamed(events: HistoryEvent[], into: Map<string, number>): M
  * last attempt's start, whose number counts every attempt before it too; a step never started counts none.
  */
 export function countAttemptsStarted(events: HistoryEvent[], into: Map<string, number>): Map<string, number> {
-  const typeOf = scheduledTypes(events);
+  const scheduledOf = scheduledSteps(events);
   for (const event of events) {
     const started = event.activityTaskStartedEventAttributes;
     if (started == null) continue;
-    const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
+    const type = scheduledOf.get(String(started.scheduledEventId))?.activityType?.name ?? '?';
     into.set(type, (into.get(type) ?? 0) + (started.attempt ?? 1));
   }
   return into;
 }
 
-/** The step each ActivityTaskScheduled event id names. */
-function scheduledTypes(events: HistoryEvent[]): Map<string, string> {
-  const typeOf = new Map<string, string>();
+type ScheduledStep = proto.temporal.api.history.v1.IActivityTaskScheduledEventAttributes;
+
+/** What each ActivityTaskScheduled event says (its step, its timeouts), by its event id. */
+function scheduledSteps(events: HistoryEvent[]): Map<string, ScheduledStep> {
+  const scheduledOf = new Map<string, ScheduledStep>();
   for (const event of events) {
-    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (name != null) typeOf.set(String(event.eventId), name);
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled != null) scheduledOf.set(String(event.eventId), scheduled);
   }
-  return typeOf;
+  return scheduledOf;
 }
 
 /** A workflow's history events counted by type (see eventsByType). */
@@ -73,18 +75,15 @@ export async function historyByType(handle: WorkflowHandle): Promise<{ events: n
  * attempt cost. Temporal records only an activity's last attempt, with the failure of the one before it.
  */
 export function retriedSteps(events: HistoryEvent[]): string[] {
-  const typeOf = scheduledTypes(events);
-  const scheduledWith = new Map(
-    events.map((event) => [String(event.eventId), event.activityTaskScheduledEventAttributes] as const),
-  );
+  const scheduledOf = scheduledSteps(events);
+  const { TIMEOUT_TYPE_HEARTBEAT: heartbeat } = proto.temporal.api.enums.v1.TimeoutType;
   const retried: string[] = [];
   for (const event of events) {
     const started = event.activityTaskStartedEventAttributes;
     if (started == null || (started.attempt ?? 1) <= 1) continue;
     const failure = started.lastFailure;
     const timeout = failure?.timeoutFailureInfo?.timeoutType;
-    const { TIMEOUT_TYPE_HEARTBEAT: heartbeat } = proto.temporal.api.enums.v1.TimeoutType;
-    const scheduled = scheduledWith.get(String(started.scheduledEventId));
+    const scheduled = scheduledOf.get(String(started.scheduledEventId));
     const of =
       timeout === heartbeat && scheduled?.heartbeatTimeout != null
         ? ` of ${String(tsToMs(scheduled.heartbeatTimeout) / 1000)} s`
@@ -93,7 +92,7 @@ export function retriedSteps(events: HistoryEvent[]): string[] {
       timeout != null
         ? `${proto.temporal.api.enums.v1.TimeoutType[timeout].replace(/^TIMEOUT_TYPE_/, '')} timeout${of}`
         : (failure?.message ?? '?').slice(0, 80);
-    const type = typeOf.get(String(started.scheduledEventId)) ?? '?';
+    const type = scheduled?.activityType?.name ?? '?';
     retried.push(`${type} attempt ${String(started.attempt)} (before: ${before})`);
   }
   return retried;
