@@ -59,10 +59,10 @@ export function waitersAhead(view: SlotView): number {
 /**
  * Free for this chart, so one more install Job may be created: helmflow's install (and crds) Jobs still running,
  * counted from the worker's Job watch, plus those this worker has just created and its watch has not shown yet, and
- * the waiters ahead of it, stay below the --max-running-jobs setting. The chart's own Job never counts against itself (a retried step finds it running).
- * Slots go in the order charts began waiting: a chart that has waited longest gets the next, and a chart that has
- * not waited yet queues behind all that have, so under a flood a chart's wait is set by the charts ahead of it, not by
- * which look happens to come first after a Job ends.
+ * the waiters ahead of it, stay below the --max-running-jobs setting. The chart's own Job never counts against
+ * itself (a retried step finds it running). Slots go in the order charts began waiting: a chart that has waited
+ * longest gets the next, and a chart that has not waited yet queues behind all that have, so under a flood a
+ * chart's wait is set by the charts ahead of it, not by which look happens to come first after a Job ends.
  * Pure: table-tested.
  */
 export function slotFree(view: SlotView): boolean {
