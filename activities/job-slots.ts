@@ -5,6 +5,7 @@ import type { ApiGroup, HelmChart } from '../src/api/index.js';
 import { SLOT_WAIT_MS, nearFrontOfLine, slotFree, waitersAhead } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
+import { pacedHeartbeat } from './heartbeat-pace.js';
 import { outcomeOf } from './jobs.js';
 import { nextLook } from './next-look.js';
 import { setStatus } from './status.js';
@@ -24,7 +25,8 @@ export const GRANT_MS = 60_000;
  * again, for RESERVED_MS, right before it creates the Job. A prepareInstall that fails in between keeps it no longer.
  */
 export const PREPARE_HOLD_MS = 30_000;
-const LOOK_MS = 1_000;
+/** How long a waiting chart waits between two looks for a slot. */
+export const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
 /**
@@ -193,17 +195,18 @@ export async function reportWaitingForSlot(
  * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free and its turn has come (the charts waiting in
  * this worker get slots in the order they began), and takes it for GRANT_MS (prepareInstall then finds it its own).
  * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
- * its own). It heartbeats at each look; the SDK sends at most one heartbeat per 0.8 × the workflow's heartbeat
- * timeout (slotWaitHeartbeatTimeout: one minute, about one write every 48 s per waiting chart; 20 s near the front
- * of the line), so a wait lost with its worker, or never delivered to one, is taken up again within that timeout
- * instead of at its start-to-close timeout. So the SDK may not have heard of a cancel when the turn comes: the wait
- * asks Temporal then (stillWanted), and a wait its workflow no longer wants gives the slot back to the next in line
- * instead of holding it GRANT_MS for nothing.
+ * its own). It heartbeats at its first look and then every HEARTBEAT_PACE_MS of looks; the SDK sends at most one
+ * heartbeat per 0.8 × the workflow's heartbeat timeout (slotWaitHeartbeatTimeout: one minute, about one write every
+ * 48 s per waiting chart; 20 s near the front of the line), so a wait lost with its worker, or never delivered to
+ * one, is taken up again within that timeout instead of at its start-to-close timeout. So the SDK may not have heard
+ * of a cancel when the turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow no longer wants
+ * gives the slot back to the next in line instead of holding it GRANT_MS for nothing.
  * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {
   const deadline = Date.now() + SLOT_WAIT_MS;
   const context = Context.current();
+  const heartbeat = pacedHeartbeat(context);
   const own = slotKey(target, jobName);
   const leave = deps.slots.enter(own);
   try {
@@ -217,7 +220,7 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
       if (Date.now() >= deadline) return false;
       // The looks so far: the Temporal UI shows them on the pending step, and the attempt after a timed-out wait
       // is handed them, so its log line (activities/retried.ts) tells a wait that never ran from one that did.
-      context.heartbeat({ looks });
+      heartbeat({ looks });
       // Ends at once when the worker shuts down or the wait is cancelled.
       await nextLook(context, LOOK_MS);
     }

@@ -1,5 +1,6 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { Client } from '@temporalio/client';
+import { msToNumber } from '@temporalio/common/lib/time.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
@@ -8,9 +9,11 @@ import {
   JobSlots,
   PREPARE_HOLD_MS,
   WAITER_KEPT_MS,
+  LOOK_MS,
   WAITER_LOOKED_MS,
   awaitJobSlot,
 } from '../../activities/job-slots.js';
+import { HEARTBEAT_PACE_MS } from '../../activities/heartbeat-pace.js';
 import { nearFrontOfLine, slotFree, slotWaitHeartbeatTimeout, type SlotView } from '../../src/build/job-slots.js';
 
 /** Each of `keys` looks once a second from `from` to `to`, finding no slot while `running` run. */
@@ -194,6 +197,12 @@ describe("a slot wait's heartbeat timeout: what a wait lost on its way to a work
     expect(slotWaitHeartbeatTimeout(nearFront)).toBe(timeout);
   });
 
+  // The wait hands the SDK a heartbeat every HEARTBEAT_PACE_MS of looks, so one lands at most a pace and a look
+  // apart; the SDK's core sends one per 0.8 × the timeout only if one was handed to it within that interval.
+  it.each([true, false])("hands heartbeats on well within the SDK's send interval (near the front %s)", (near) => {
+    expect(HEARTBEAT_PACE_MS + LOOK_MS).toBeLessThan(0.8 * msToNumber(slotWaitHeartbeatTimeout(near)));
+  });
+
   it.each([
     { ahead: 0, max: 32, near: true },
     { ahead: 31, max: 32, near: true },
@@ -256,9 +265,10 @@ describe('awaitJobSlot', () => {
     env.on('heartbeat', (details: unknown) => heartbeats.push(details));
     expect(await env.run(awaitJobSlot, deps, target, 'helm-install-podinfo')).toBe(true);
     expect(looks).toBe(3);
-    // A heartbeat at each look that found no slot: a wait no worker runs any more shows within the heartbeat timeout.
-    // Each says how many looks the wait has made (the Temporal UI shows it; a retry's log line tells it from none).
-    expect(heartbeats).toEqual([{ looks: 1 }, { looks: 2 }]);
+    // A heartbeat at the first look that found no slot, then one per HEARTBEAT_PACE_MS (the second look came 1 s
+    // later): a wait no worker runs any more shows within the heartbeat timeout. Each says how many looks the wait
+    // has made (the Temporal UI shows it; a retry's log line tells it from none).
+    expect(heartbeats).toEqual([{ looks: 1 }]);
     // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
     expect(slots.take([], 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
     expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
