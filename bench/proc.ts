@@ -16,6 +16,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
 }
 
+/** When a process started, in clock ticks after boot: with its pid, it names one process even once pids are reused. */
+export function startTicks(pid: number): string {
+  return statFields(pid)[19] ?? ''; // starttime is field 22
+}
+
 /** CPU seconds of a process's children (this one's by default) that have ended and been waited for (cutime + cstime). */
 export function endedChildrenCpuSeconds(pid: number | 'self' = 'self'): number {
   const fields = statFields(pid); // cutime and cstime are fields 16 and 17
