@@ -2,7 +2,15 @@ import type { V1Job } from '@kubernetes/client-node';
 import { Context } from '@temporalio/activity';
 import { JobCreatedCondition } from '../src/api/reasons.js';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
-import { SLOT_WAIT_MS, nearFrontOfLine, slotFree, waitersAhead } from '../src/build/job-slots.js';
+import {
+  LOOK_MS,
+  SLOT_WAIT_MS,
+  farBackFrom,
+  nearFrontOfLine,
+  nextLookMs,
+  slotFree,
+  waitersAhead,
+} from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
 import { pacedHeartbeat } from './heartbeat-pace.js';
@@ -25,8 +33,6 @@ export const GRANT_MS = 60_000;
  * again, for RESERVED_MS, right before it creates the Job. A prepareInstall that fails in between keeps it no longer.
  */
 export const PREPARE_HOLD_MS = 30_000;
-/** How long a waiting chart waits between two looks for a slot. */
-export const LOOK_MS = 1_000;
 /** How long one count of the running Jobs serves every chart that asks: a thousand waiters share one count. */
 const RECOUNT_MS = 250;
 /**
@@ -111,11 +117,11 @@ export class JobSlots {
   }
 
   /**
-   * The waiters still looking that are ahead of `own` in line, counted up to the cap (`max` when at least that
-   * many are): read once per round, by prepareInstall, not at every look.
+   * The waiters still looking that are ahead of `own` in line, counted up to `upTo` (the cap unless said), so
+   * reading it costs at most that many steps: by prepareInstall, and at each look of a wait.
    */
-  waitersAhead(own: string, now: number): number {
-    const waiting = this.line(now, own, this.max);
+  waitersAhead(own: string, now: number, upTo = this.max): number {
+    const waiting = this.line(now, own, upTo);
     return waitersAhead({ running: [], reserved: [], waiting, own, max: this.max });
   }
 
@@ -195,7 +201,8 @@ export async function reportWaitingForSlot(
  * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free and its turn has come (the charts waiting in
  * this worker get slots in the order they began), and takes it for GRANT_MS (prepareInstall then finds it its own).
  * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
- * its own). It heartbeats at its first look and then every HEARTBEAT_PACE_MS of looks; the SDK sends at most one
+ * its own). It looks once a second, every 3 s while far back in the line (nextLookMs), and
+ * heartbeats at its first look and then every HEARTBEAT_PACE_MS of looks; the SDK sends at most one
  * heartbeat per 0.8 × the workflow's heartbeat timeout (slotWaitHeartbeatTimeout: one minute, about one write every
  * 48 s per waiting chart; 20 s near the front of the line), so a wait lost with its worker, or never delivered to
  * one, is taken up again within that timeout instead of at its start-to-close timeout. So the SDK may not have heard
@@ -222,7 +229,8 @@ export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobN
       // is handed them, so its log line (activities/retried.ts) tells a wait that never ran from one that did.
       heartbeat({ looks });
       // Ends at once when the worker shuts down or the wait is cancelled.
-      await nextLook(context, LOOK_MS);
+      const ahead = deps.slots.waitersAhead(own, Date.now(), farBackFrom(deps.slots.max));
+      await nextLook(context, nextLookMs(ahead, deps.slots.max));
     }
   } finally {
     leave();

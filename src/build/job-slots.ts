@@ -26,6 +26,32 @@ export function nearFrontOfLine(waitersAhead: number, max: number): boolean {
   return waitersAhead < max;
 }
 
+/** How long a chart waiting for a Job slot waits between two looks, unless it is far back in the line. */
+export const LOOK_MS = 1_000;
+/**
+ * How long a chart far back in the line waits between two looks (FAR_BACK_LEAST, farBackFrom). A thousand waiters
+ * looking once a second cost the worker's main thread about a seventh of a core (bench/heartbeat-pace.ts), a look
+ * every 3 s a third of that. It stays under WAITER_LOOKED_MS (activities/job-slots.ts), so such a chart never stops
+ * counting as looking and holding its place.
+ */
+export const FAR_LOOK_MS = 3_000;
+/** Far back, with any cap: at least this many still looking ahead, so that many Jobs must end before its turn. */
+export const FAR_BACK_LEAST = 8;
+
+/**
+ * How many waiters still looking ahead of a chart put it far back: twice the cap (two rounds of Jobs must end
+ * before its turn, which takes longer than FAR_LOOK_MS), and at least FAR_BACK_LEAST for a small cap. So a
+ * chart that looks less often cannot be first in line before its next look, and no slot waits for it.
+ */
+export function farBackFrom(max: number): number {
+  return Math.max(2 * max, FAR_BACK_LEAST);
+}
+
+/** How long a waiting chart waits before its next look, by how many still look ahead of it. Pure. */
+export function nextLookMs(waitersAhead: number, max: number): number {
+  return waitersAhead >= farBackFrom(max) ? FAR_LOOK_MS : LOOK_MS;
+}
+
 export interface SlotView {
   /** namespace/name of each running install or crds Job the watch shows. */
   running: readonly string[];

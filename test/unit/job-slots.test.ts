@@ -3,18 +3,27 @@ import type { Client } from '@temporalio/client';
 import { msToNumber } from '@temporalio/common/lib/time.js';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
+import { waitFor } from '../../src/lib/wait.js';
 import type { ActivityDeps } from '../../activities/deps.js';
 import {
   GRANT_MS,
   JobSlots,
   PREPARE_HOLD_MS,
   WAITER_KEPT_MS,
-  LOOK_MS,
   WAITER_LOOKED_MS,
   awaitJobSlot,
 } from '../../activities/job-slots.js';
 import { HEARTBEAT_PACE_MS } from '../../activities/heartbeat-pace.js';
-import { nearFrontOfLine, slotFree, slotWaitHeartbeatTimeout, type SlotView } from '../../src/build/job-slots.js';
+import {
+  FAR_LOOK_MS,
+  LOOK_MS,
+  farBackFrom,
+  nearFrontOfLine,
+  nextLookMs,
+  slotFree,
+  slotWaitHeartbeatTimeout,
+  type SlotView,
+} from '../../src/build/job-slots.js';
 
 /** Each of `keys` looks once a second from `from` to `to`, finding no slot while `running` run. */
 const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
@@ -198,9 +207,13 @@ describe("a slot wait's heartbeat timeout: what a wait lost on its way to a work
   });
 
   // The wait hands the SDK a heartbeat every HEARTBEAT_PACE_MS of looks, so one lands at most a pace and a look
-  // apart; the SDK's core sends one per 0.8 × the timeout only if one was handed to it within that interval.
-  it.each([true, false])("hands heartbeats on well within the SDK's send interval (near the front %s)", (near) => {
-    expect(HEARTBEAT_PACE_MS + LOOK_MS).toBeLessThan(0.8 * msToNumber(slotWaitHeartbeatTimeout(near)));
+  // apart (a look being 3 s at most, far back in the line, where a chart that was near the front may yet find
+  // itself if waits lost ahead of it come back); the SDK's core sends one per 0.8 × the timeout only if one was
+  // handed to it within that interval.
+  it.each([true, false])("hands heartbeats on within the SDK's send interval (near the front %s)", (near) => {
+    expect(HEARTBEAT_PACE_MS + Math.max(LOOK_MS, FAR_LOOK_MS)).toBeLessThan(
+      0.8 * msToNumber(slotWaitHeartbeatTimeout(near)),
+    );
   });
 
   it.each([
@@ -308,6 +321,78 @@ describe('awaitJobSlot', () => {
     const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(unreachable) });
     expect(await env.run(awaitJobSlot, waitDeps(slots), target, 'helm-install-podinfo')).toBe(true);
     expect(slots.take([], 'kube-system/helm-install-other', Date.now())).toBe(false);
+  });
+});
+
+describe("a slot wait's looks", () => {
+  it.each([
+    { ahead: 0, max: 32, ms: LOOK_MS },
+    { ahead: 63, max: 32, ms: LOOK_MS },
+    { ahead: 64, max: 32, ms: FAR_LOOK_MS },
+    // A small cap: still at least FAR_BACK_LEAST ahead.
+    { ahead: 7, max: 1, ms: LOOK_MS },
+    { ahead: 8, max: 1, ms: FAR_LOOK_MS },
+    { ahead: 7, max: 4, ms: LOOK_MS },
+    { ahead: 8, max: 4, ms: FAR_LOOK_MS },
+  ])('$ahead waiters still looking ahead, $max slots: the next look after $ms ms', ({ ahead, max, ms }) => {
+    expect(nextLookMs(ahead, max)).toBe(ms);
+  });
+
+  it('JobSlots counts the waiters ahead as far as asked', () => {
+    const slots = new JobSlots(1);
+    for (let i = 0; i < 12; i++) expect(slots.take(['a/r'], `a/w${String(i)}`, i, GRANT_MS)).toBe(false);
+    expect(slots.waitersAhead('a/w11', 12)).toBe(1);
+    expect(slots.waitersAhead('a/w11', 12, farBackFrom(1))).toBe(8);
+    expect(slots.waitersAhead('a/w5', 12, farBackFrom(1))).toBe(5);
+  });
+
+  it('a chart further back looks again before it would stop counting as looking, and so keeps holding its place', () => {
+    expect(FAR_LOOK_MS + LOOK_MS).toBeLessThanOrEqual(WAITER_LOOKED_MS);
+  });
+
+  const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
+  it.each([
+    {
+      name: 'far back (the one slot taken, 8 charts looking ahead of it), every 3 s',
+      ahead: 8,
+      from: 2_950,
+      to: 4_500,
+    },
+    { name: 'with fewer ahead (7), every second', ahead: 7, from: 950, to: 2_500 },
+  ])('looks $name', async ({ ahead, from, to }) => {
+    const slots = new JobSlots(1);
+    const running = ['kube-system/helm-install-other'];
+    const looked: number[] = [];
+    const deps = {
+      group: 'helm.k3sm.io',
+      log: pino({ level: 'silent' }),
+      slots,
+      jobs: {
+        start: async () => undefined,
+        list: () => {
+          looked.push(performance.now());
+          return [runningJob('helm-install-other')];
+        },
+      },
+    } as unknown as ActivityDeps;
+    // The charts ahead keep looking (as their own waits would), so they stay ahead.
+    const aheadLook = () => {
+      for (let i = 0; i < ahead; i++) slots.take(running, `kube-system/helm-install-ahead-${String(i)}`, Date.now());
+    };
+    aheadLook();
+    const keepAhead = setInterval(aheadLook, 500);
+    const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(() => false) });
+    const waiting = env.run(awaitJobSlot, deps, target, 'helm-install-podinfo').catch((err: unknown) => err);
+    try {
+      await waitFor('the second look', () => looked.length >= 2, { timeoutMs: 10_000, intervalMs: 50 });
+    } finally {
+      env.cancel();
+      clearInterval(keepAhead);
+    }
+    await waiting;
+    const between = (looked[1] ?? 0) - (looked[0] ?? 0);
+    expect(between).toBeGreaterThanOrEqual(from);
+    expect(between).toBeLessThan(to);
   });
 });
 
