@@ -201,13 +201,13 @@ export async function reportWaitingForSlot(
  * Waits, at most SLOT_WAIT_MS, until a slot for the chart's Job is free and its turn has come (the charts waiting in
  * this worker get slots in the order they began), and takes it for GRANT_MS (prepareInstall then finds it its own).
  * It creates nothing, so a pause, delete or spec change need not wait for it (the workflow moves on; this ends on
- * its own). It looks once a second, every 3 s while far back in the line (nextLookMs), and
- * heartbeats at its first look and then every HEARTBEAT_PACE_MS of looks; the SDK sends at most one
- * heartbeat per 0.8 × the workflow's heartbeat timeout (slotWaitHeartbeatTimeout: one minute, about one write every
- * 48 s per waiting chart; 20 s near the front of the line), so a wait lost with its worker, or never delivered to
- * one, is taken up again within that timeout instead of at its start-to-close timeout. So the SDK may not have heard
- * of a cancel when the turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow no longer wants
- * gives the slot back to the next in line instead of holding it GRANT_MS for nothing.
+ * its own). It looks once a second, every 3 s while far back in the line (nextLookMs), and heartbeats at its
+ * first look and then every HEARTBEAT_PACE_MS of looks; the SDK sends at most one heartbeat per 0.8 × the
+ * workflow's heartbeat timeout (slotWaitHeartbeatTimeout: one minute, about one write every 48 s per waiting chart;
+ * 20 s near the front of the line), so a wait lost with its worker, or never delivered to one, is taken up again
+ * within that timeout instead of at its start-to-close timeout. So the SDK may not have heard of a cancel when the
+ * turn comes: the wait asks Temporal then (stillWanted), and a wait its workflow no longer wants gives the slot back
+ * to the next in line instead of holding it GRANT_MS for nothing.
  * Returns whether the slot was taken; the workflow asks again if not.
  */
 export async function awaitJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string): Promise<boolean> {

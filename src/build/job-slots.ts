@@ -29,10 +29,10 @@ export function nearFrontOfLine(waitersAhead: number, max: number): boolean {
 /** How long a chart waiting for a Job slot waits between two looks, unless it is far back in the line. */
 export const LOOK_MS = 1_000;
 /**
- * How long a chart far back in the line waits between two looks (FAR_BACK_LEAST, farBackFrom). A thousand waiters
- * looking once a second cost the worker's main thread about a seventh of a core (bench/heartbeat-pace.ts), a look
- * every 3 s a third of that. It stays under WAITER_LOOKED_MS (activities/job-slots.ts), so such a chart never stops
- * counting as looking and holding its place.
+ * How long a chart far back in the line waits between two looks (farBackFrom). A thousand activities looking once a
+ * second, heartbeats paced, took 8.0–9.0 s of the worker's CPU a minute (bench/heartbeat-pace.ts); far back, a
+ * chart makes a third as many looks. It stays under WAITER_LOOKED_MS (activities/job-slots.ts), so such a chart
+ * never stops counting as looking and holding its place.
  */
 export const FAR_LOOK_MS = 3_000;
 /** Far back, with any cap: at least this many still looking ahead, so that many Jobs must end before its turn. */
