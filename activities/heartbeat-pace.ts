@@ -5,7 +5,7 @@ import type { Context } from '@temporalio/activity';
  * step's heartbeat timeout, with the latest details it was handed, so a step that hands one at least that often
  * reaches Temporal just as often as one that hands one at every look. Each hand-over costs the worker's main thread
  * (encoding, the SDK's heartbeat stream, the call into the core): a thousand activities looking once a second took
- * 11.2–11.3 s of CPU a minute handing one at every look, 8.0–9.0 s paced (bench/heartbeat-pace.ts).
+ * 11.2–14.6 s of CPU a minute handing one at every look, 8.0–9.2 s paced (bench/heartbeat-pace.ts).
  */
 export const HEARTBEAT_PACE_MS = 5_000;
 
