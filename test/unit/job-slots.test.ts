@@ -249,25 +249,28 @@ const runningJob = (name: string, ended = false): V1Job => ({
   status: ended ? { conditions: [{ type: 'Complete', status: 'True' }] } : { active: 1 },
 });
 
+/** The one chart whose slot waits these tests run. */
+const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
+
+/** What awaitJobSlot reads: the worker's line (`slots`) and its Job watch, whose Jobs `list` gives at each count. */
+const waitDeps = (slots: JobSlots, list: () => V1Job[] = () => []) =>
+  ({
+    group: 'helm.k3sm.io',
+    log: pino({ level: 'silent' }),
+    slots,
+    jobs: { start: async () => undefined, list },
+  }) as unknown as ActivityDeps;
+
 describe('awaitJobSlot', () => {
   it('takes the slot as soon as a running install Job ends; an uninstall Job never counts', async () => {
-    const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
     let looks = 0;
     const slots = new JobSlots(1);
-    const deps = {
-      group: 'helm.k3sm.io',
-      log: pino({ level: 'silent' }),
-      slots,
-      jobs: {
-        start: async () => undefined,
-        // Another chart's install Job runs for two looks, then completes.
-        list: () => {
-          looks += 1;
-          const uninstall: V1Job = { metadata: { name: 'helm-delete-gone', labels: {} }, status: { active: 1 } };
-          return [runningJob('helm-install-other', looks > 2), uninstall];
-        },
-      },
-    } as unknown as ActivityDeps;
+    // Another chart's install Job runs for two looks, then completes.
+    const deps = waitDeps(slots, () => {
+      looks += 1;
+      const uninstall: V1Job = { metadata: { name: 'helm-delete-gone', labels: {} }, status: { active: 1 } };
+      return [runningJob('helm-install-other', looks > 2), uninstall];
+    });
     let asked = 0;
     const answer = () => {
       asked += 1;
@@ -288,15 +291,6 @@ describe('awaitJobSlot', () => {
     // Temporal was asked once, when the turn came, whether the wait was still wanted.
     expect(asked).toBe(1);
   });
-
-  const waitDeps = (slots: JobSlots) =>
-    ({
-      group: 'helm.k3sm.io',
-      log: pino({ level: 'silent' }),
-      slots,
-      jobs: { start: async () => undefined, list: () => [] },
-    }) as unknown as ActivityDeps;
-  const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
 
   it.each([
     ['Temporal says its cancel was requested (a pause, delete or new spec)', () => true],
@@ -350,7 +344,6 @@ describe("a slot wait's looks", () => {
     expect(FAR_LOOK_MS + LOOK_MS).toBeLessThanOrEqual(WAITER_LOOKED_MS);
   });
 
-  const target = { ref: { group: 'helm.k3sm.io' as const, namespace: 'kube-system', name: 'podinfo' }, uid: 'u' };
   it.each([
     {
       name: 'far back (the one slot taken, 8 charts looking ahead of it), every 3 s',
@@ -363,18 +356,10 @@ describe("a slot wait's looks", () => {
     const slots = new JobSlots(1);
     const running = ['kube-system/helm-install-other'];
     const looked: number[] = [];
-    const deps = {
-      group: 'helm.k3sm.io',
-      log: pino({ level: 'silent' }),
-      slots,
-      jobs: {
-        start: async () => undefined,
-        list: () => {
-          looked.push(performance.now());
-          return [runningJob('helm-install-other')];
-        },
-      },
-    } as unknown as ActivityDeps;
+    const deps = waitDeps(slots, () => {
+      looked.push(performance.now());
+      return [runningJob('helm-install-other')];
+    });
     // The charts ahead keep looking (as their own waits would), so they stay ahead.
     const aheadLook = () => {
       for (let i = 0; i < ahead; i++) slots.take(running, `kube-system/helm-install-ahead-${String(i)}`, Date.now());
