@@ -8,8 +8,11 @@ import {
   farBackFrom,
   nearFrontOfLine,
   nextLookMs,
+  reservationHolds,
   slotFree,
   waitersAhead,
+  type Reservation,
+  type WatchedJobs,
 } from '../src/build/job-slots.js';
 import { actionLabelKey } from '../src/build/labels.js';
 import type { ActivityDeps } from './deps.js';
@@ -20,7 +23,10 @@ import { setStatus } from './status.js';
 import { stillWanted } from './still-wanted.js';
 import type { ChartTarget } from './types.js';
 
-/** How long a Job this worker created is counted before its watch shows it (the watch usually takes well under 1 s). */
+/**
+ * How long a Job this worker is about to create is counted, at most, before its watch shows it (the watch usually
+ * takes well under 1 s); once the watch shows it, the watch alone counts it (reservationHolds).
+ */
 const RESERVED_MS = 10_000;
 /**
  * How long a slot awaitJobSlot took is kept for the chart's next step (prepareInstall, which creates the Job). A
@@ -54,8 +60,8 @@ export const WAITER_KEPT_MS = 5 * 60_000;
  * and the charts waiting for a slot, in the order they began, so the slots go to them in that order (slotFree).
  */
 export class JobSlots {
-  /** namespace/name of a Job → until when it is counted. */
-  private readonly reserved = new Map<string, number>();
+  /** namespace/name of a Job → until when it is counted, and the Job created in it. */
+  private readonly reserved = new Map<string, Reservation>();
   /**
    * namespace/name of a waiting chart's Job → when it last looked. A Map keeps the order keys were first set in, so
    * this is the line: a waiter that looks again keeps its place.
@@ -63,15 +69,15 @@ export class JobSlots {
   private readonly waiting = new Map<string, number>();
   /** namespace/name of a chart's Job → how many slot waits for it run in this worker (a new spec's, a cancelled one's). */
   private readonly waits = new Map<string, number>();
-  private counted: { at: number; running: string[] } | undefined;
+  private counted: { at: number; jobs: WatchedJobs } | undefined;
   private swept = -Infinity;
 
   constructor(readonly max: number) {}
 
-  /** The running Jobs, counted (`count`) at most once per RECOUNT_MS; a Job this worker creates is reserved at once. */
-  running(count: () => string[], now: number): string[] {
-    if (this.counted === undefined || now - this.counted.at >= RECOUNT_MS) this.counted = { at: now, running: count() };
-    return this.counted.running;
+  /** The watched Jobs, counted (`count`) at most once per RECOUNT_MS; a Job this worker creates is reserved at once. */
+  watched(count: () => WatchedJobs, now: number): WatchedJobs {
+    if (this.counted === undefined || now - this.counted.at >= RECOUNT_MS) this.counted = { at: now, jobs: count() };
+    return this.counted.jobs;
   }
 
   /**
@@ -81,9 +87,10 @@ export class JobSlots {
    * and comes back with its retry keeps it. prepareInstall's take shortens awaitJobSlot's hold: once the Job
    * exists, the watch counts it, and its slot frees when it ends.
    */
-  take(running: readonly string[], own: string, now: number, holdMs = RESERVED_MS): boolean {
-    for (const [key, until] of this.reserved) if (now > until) this.reserved.delete(key);
+  take(jobs: WatchedJobs, own: string, now: number, holdMs = RESERVED_MS): boolean {
+    for (const [key, held] of this.reserved) if (!reservationHolds(held, now, jobs.seen)) this.reserved.delete(key);
     this.forgetWaiters(now);
+    const { running } = jobs;
     this.waiting.set(own, now);
     const view = { running, reserved: [...this.reserved.keys()], own, max: this.max };
     // The line is read only when a slot is free at all: under a flood every slot is taken at nearly every look.
@@ -91,9 +98,18 @@ export class JobSlots {
     if (!slotFree({ ...view, waiting: this.line(now, own, view.max + running.length + view.reserved.length) })) {
       return false;
     }
-    this.reserved.set(own, now + holdMs);
+    this.reserved.set(own, { until: now + holdMs });
     this.waiting.delete(own);
     return true;
+  }
+
+  /**
+   * The Job `jobUid` was created (or found) in the slot `own` holds: the slot is held only until the watch shows
+   * that Job, which then counts it while it runs.
+   */
+  created(own: string, jobUid: string): void {
+    const held = this.reserved.get(own);
+    if (held !== undefined) this.reserved.set(own, { ...held, jobUid });
   }
 
   /** Counts a slot wait for `own` as running in this worker until the function it returns is called. */
@@ -147,13 +163,16 @@ export class JobSlots {
   }
 }
 
-/** namespace/name of each of helmflow's install and crds Jobs still running, as the worker's Job watch shows them. */
-function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
+/** helmflow's install and crds Jobs in the worker's Job watch: those still running, and the uid of each. */
+function watchedInstallJobs(jobs: readonly V1Job[], group: ApiGroup): WatchedJobs {
   const action = actionLabelKey(group);
-  return jobs
-    .filter((job) => ['install', 'crds'].includes(job.metadata?.labels?.[action] ?? ''))
-    .filter((job) => job.metadata?.deletionTimestamp === undefined && outcomeOf(job) === undefined)
-    .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`);
+  const install = jobs.filter((job) => ['install', 'crds'].includes(job.metadata?.labels?.[action] ?? ''));
+  return {
+    running: install
+      .filter((job) => job.metadata?.deletionTimestamp === undefined && outcomeOf(job) === undefined)
+      .map((job) => `${job.metadata?.namespace ?? ''}/${job.metadata?.name ?? ''}`),
+    seen: new Set(install.map((job) => job.metadata?.uid ?? '')),
+  };
 }
 
 /**
@@ -163,9 +182,14 @@ function runningInstallJobs(jobs: readonly V1Job[], group: ApiGroup): string[] {
 export async function takeJobSlot(deps: ActivityDeps, target: ChartTarget, jobName: string, holdMs?: number) {
   await deps.jobs.start();
   const now = Date.now();
-  const running = deps.slots.running(() => runningInstallJobs(deps.jobs.list(), deps.group), now);
-  const taken = deps.slots.take(running, slotKey(target, jobName), now, holdMs);
-  return { taken, running: running.length };
+  const jobs = deps.slots.watched(() => watchedInstallJobs(deps.jobs.list(), deps.group), now);
+  const taken = deps.slots.take(jobs, slotKey(target, jobName), now, holdMs);
+  return { taken, running: jobs.running.length };
+}
+
+/** The chart's Job `jobName` now exists as `jobUid`: its slot is held until the watch shows it (JobSlots.created). */
+export function jobCreatedInSlot(deps: ActivityDeps, target: ChartTarget, jobName: string, jobUid: string): void {
+  deps.slots.created(slotKey(target, jobName), jobUid);
 }
 
 /** Whether the chart, in line for a slot for `jobName`, is near its front (nearFrontOfLine). */

@@ -6,7 +6,7 @@ import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { PREPARE_HOLD_MS, nearFront, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
+import { PREPARE_HOLD_MS, jobCreatedInSlot, nearFront, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
 import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
@@ -50,7 +50,7 @@ export async function prepareInstall(
     return { state: 'noSlot', generation, jobName, nearFront: nearFront(deps, target, jobName) };
   };
   // The slot first: a chart that will wait applies nothing now, only when it is called again with a slot. Held
-  // PREPARE_HOLD_MS, long enough to apply under load, and taken again below, for RESERVED_MS from the Job's creation.
+  // PREPARE_HOLD_MS, long enough to apply under load, and taken again below, until the watch shows the Job.
   const first = await takeJobSlot(deps, target, jobName, PREPARE_HOLD_MS);
   if (!first.taken) return noSlot(first.running);
   heartbeat('identity');
@@ -63,6 +63,7 @@ export async function prepareInstall(
   const job = await createAttemptJob(deps, target, built, attempt);
   // This attempt's Job came from an older spec, in an earlier try of this step (createAttemptJob).
   if (job === undefined) return { state: 'gone' };
+  jobCreatedInSlot(deps, target, jobName, job.jobUid);
   // Written here rather than by a step of its own: one history event fewer per attempt, and idempotent.
   heartbeat('status');
   await setStatus(deps, target, jobCreatedStatus(job.jobName, attempt, generation), input.chart);

@@ -52,6 +52,31 @@ export function nextLookMs(waitersAhead: number, max: number): number {
   return waitersAhead >= farBackFrom(max) ? FAR_LOOK_MS : LOOK_MS;
 }
 
+/** helmflow's install and crds Jobs as the worker's Job watch shows them. */
+export interface WatchedJobs {
+  /** namespace/name of each one still running. */
+  running: readonly string[];
+  /** The uid of each one, running, ended or being deleted. */
+  seen: ReadonlySet<string>;
+}
+
+/** A slot this worker holds for a chart's Job: until when, and the uid of the Job once it is created in it. */
+export interface Reservation {
+  until: number;
+  jobUid?: string;
+}
+
+/**
+ * Whether a reservation still takes a slot: until it runs out, and once its Job is created, only until the watch
+ * shows that Job. From then on the watch counts the Job while it runs, so its slot frees the moment it ends: a Job
+ * that ended within the hold (a tiny chart takes about 2 s) no longer keeps its slot idle for the rest of it.
+ * Pure: table-tested.
+ */
+export function reservationHolds(reservation: Reservation, now: number, seen: ReadonlySet<string>): boolean {
+  if (now > reservation.until) return false;
+  return reservation.jobUid === undefined || !seen.has(reservation.jobUid);
+}
+
 export interface SlotView {
   /** namespace/name of each running install or crds Job the watch shows. */
   running: readonly string[];

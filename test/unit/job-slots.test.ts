@@ -20,15 +20,21 @@ import {
   farBackFrom,
   nearFrontOfLine,
   nextLookMs,
+  reservationHolds,
   slotFree,
   slotWaitHeartbeatTimeout,
+  type Reservation,
   type SlotView,
+  type WatchedJobs,
 } from '../../src/build/job-slots.js';
+
+/** The watch's view with `running` running and no other Job seen. */
+const jobs = (...running: string[]): WatchedJobs => ({ running, seen: new Set() });
 
 /** Each of `keys` looks once a second from `from` to `to`, finding no slot while `running` run. */
 const keepLooking = (slots: JobSlots, keys: string[], from: number, to: number, running: string[]) => {
   for (let t = from; t <= to; t += 1_000)
-    for (const key of keys) expect(slots.take(running, key, t, GRANT_MS)).toBe(false);
+    for (const key of keys) expect(slots.take(jobs(...running), key, t, GRANT_MS)).toBe(false);
 };
 
 describe('slotFree: one more install Job while fewer than the cap run, in the order charts began waiting', () => {
@@ -80,21 +86,56 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
     expect(slotFree(v)).toBe(free);
   });
 
+  const holds: [string, Reservation, number, string[], boolean][] = [
+    ['a slot granted, no Job yet', { until: 60_000 }, 59_000, ['uid-other'], true],
+    ['a slot granted, run out', { until: 60_000 }, 60_001, [], false],
+    ['a Job created, not in the watch yet', { until: 10_000, jobUid: 'u' }, 1_000, [], true],
+    ['a Job created, in the watch', { until: 10_000, jobUid: 'u' }, 1_000, ['u'], false],
+    ['a Job created, the watch showing only another of its name', { until: 10_000, jobUid: 'u' }, 1_000, ['v'], true],
+    ['a Job created, never shown, run out', { until: 10_000, jobUid: 'u' }, 10_001, [], false],
+  ];
+  it.each(holds)('reservationHolds: %s', (_, reservation, now, seen, held) => {
+    expect(reservationHolds(reservation, now, new Set(seen))).toBe(held);
+  });
+
   it('JobSlots hands the last slot to one taker only, and forgets a reservation the watch never showed', () => {
     const slots = new JobSlots(1);
-    expect(slots.take([], 'a/x', 0)).toBe(true);
-    expect(slots.take([], 'a/y', 1)).toBe(false);
-    expect(slots.take([], 'a/y', 10_001)).toBe(true);
+    expect(slots.take(jobs(), 'a/x', 0)).toBe(true);
+    expect(slots.take(jobs(), 'a/y', 1)).toBe(false);
+    expect(slots.take(jobs(), 'a/y', 10_001)).toBe(true);
+  });
+
+  it('frees the slot of a Job created in it as soon as the watch shows that Job ended, not 10 s after its creation', () => {
+    const slots = new JobSlots(1);
+    expect(slots.take(jobs(), 'a/x', 0)).toBe(true);
+    slots.created('a/x', 'uid-x');
+    // Not in the watch yet: still held.
+    expect(slots.take(jobs(), 'a/y', 500)).toBe(false);
+    // In the watch and running: the watch counts it.
+    expect(slots.take({ running: ['a/x'], seen: new Set(['uid-x']) }, 'a/y', 1_000)).toBe(false);
+    // Ended 2 s after its creation: its slot is free then, not at 10 s.
+    expect(slots.take({ running: [], seen: new Set(['uid-x']) }, 'a/y', 2_000)).toBe(true);
+  });
+
+  it("holds a slot while the watch shows only an older Job of the same name, or before the chart's Job exists", () => {
+    const slots = new JobSlots(1);
+    const older = { running: [], seen: new Set(['uid-older']) };
+    expect(slots.take(jobs(), 'a/x', 0, GRANT_MS)).toBe(true);
+    expect(slots.take(older, 'a/y', 20_000)).toBe(false);
+    expect(slots.take(jobs(), 'a/x', 30_000)).toBe(true);
+    slots.created('a/x', 'uid-new');
+    expect(slots.take(older, 'a/y', 31_000)).toBe(false);
+    expect(slots.take({ running: [], seen: new Set(['uid-older', 'uid-new']) }, 'a/y', 32_000)).toBe(true);
   });
 
   it("keeps a slot awaitJobSlot took for GRANT_MS, until the chart's prepareInstall takes it for its Job", () => {
     const slots = new JobSlots(1);
-    expect(slots.take([], 'a/x', 0, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/x', 0, GRANT_MS)).toBe(true);
     // Past the 10 s a created Job is held, another chart still finds none: the chart's next step has not come yet.
-    expect(slots.take([], 'a/y', 30_000)).toBe(false);
-    expect(slots.take([], 'a/x', 30_000)).toBe(true);
+    expect(slots.take(jobs(), 'a/y', 30_000)).toBe(false);
+    expect(slots.take(jobs(), 'a/x', 30_000)).toBe(true);
     // prepareInstall's take held it 10 s more, for the watch to show the Job; after that, the watch counts it.
-    expect(slots.take([], 'a/y', 40_001)).toBe(true);
+    expect(slots.take(jobs(), 'a/y', 40_001)).toBe(true);
   });
 
   it('counts the running Jobs once for every chart asking within 250 ms, and again after', () => {
@@ -102,12 +143,12 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
     let counts = 0;
     const count = () => {
       counts += 1;
-      return ['a/y'];
+      return jobs('a/y');
     };
-    expect(slots.running(count, 0)).toEqual(['a/y']);
-    expect(slots.running(count, 249)).toEqual(['a/y']);
+    expect(slots.watched(count, 0).running).toEqual(['a/y']);
+    expect(slots.watched(count, 249).running).toEqual(['a/y']);
     expect(counts).toBe(1);
-    slots.running(count, 250);
+    slots.watched(count, 250);
     expect(counts).toBe(2);
   });
 
@@ -116,82 +157,82 @@ describe('slotFree: one more install Job while fewer than the cap run, in the or
     const slots = new JobSlots(1);
     // a, b and c begin waiting in that order while the one slot is taken.
     for (const [i, key] of ['a/a', 'a/b', 'a/c'].entries()) {
-      expect(slots.take(['a/running'], key, i, GRANT_MS)).toBe(false);
+      expect(slots.take(jobs('a/running'), key, i, GRANT_MS)).toBe(false);
     }
     // The Job ends. c and b look first, and a new chart's prepareInstall asks: none of them is first in line.
-    expect(slots.take([], 'a/c', 1_000, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/b', 1_001, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/new', 1_002)).toBe(false);
-    expect(slots.take([], 'a/a', 1_003, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/c', 1_000, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/b', 1_001, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/new', 1_002)).toBe(false);
+    expect(slots.take(jobs(), 'a/a', 1_003, GRANT_MS)).toBe(true);
     // a's prepareInstall creates its Job; it runs, b and c looking meanwhile, and ends: b is next, though c looks first.
-    expect(slots.take([], 'a/a', 2_000)).toBe(true);
+    expect(slots.take(jobs(), 'a/a', 2_000)).toBe(true);
     keepLooking(slots, ['a/c', 'a/b'], 3_000, 20_000, ['a/a']);
-    expect(slots.take([], 'a/c', 20_500, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/new', 20_501)).toBe(false);
-    expect(slots.take([], 'a/b', 20_502, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/c', 20_500, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/new', 20_501)).toBe(false);
+    expect(slots.take(jobs(), 'a/b', 20_502, GRANT_MS)).toBe(true);
   });
 
   it('lets a waiter that stopped looking hold up no one, and gives it back its place when it looks again soon', () => {
     const slots = new JobSlots(1);
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/a', 0, GRANT_MS)).toBe(false);
     // a's wait ended (its chart was paused, say); b keeps looking, and gets the slot once a has not looked for a while.
     keepLooking(slots, ['a/b'], 1, WAITER_LOOKED_MS, ['a/running']);
-    expect(slots.take([], 'a/b', WAITER_LOOKED_MS + 1, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', WAITER_LOOKED_MS + 1, GRANT_MS)).toBe(true);
     // a comes back (its next round) while c waits too: a is still ahead of c.
     // b's prepareInstall creates its Job; it runs 10 s, then ends.
     const back = WAITER_LOOKED_MS + 2;
-    expect(slots.take([], 'a/b', back)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', back)).toBe(true);
     keepLooking(slots, ['a/c', 'a/a'], back + 1, back + 10_000, ['a/b']);
-    expect(slots.take([], 'a/c', back + 10_500, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/a', back + 10_501, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/c', back + 10_500, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/a', back + 10_501, GRANT_MS)).toBe(true);
   });
 
   it('keeps the place a chart took in prepareInstall while its wait is lost and retried a minute later', () => {
     const slots = new JobSlots(1);
     // a's prepareInstall finds no slot; its wait is lost on the way to the worker. b comes, and waits.
-    expect(slots.take(['a/running'], 'a/a', 0, PREPARE_HOLD_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/a', 0, PREPARE_HOLD_MS)).toBe(false);
     keepLooking(slots, ['a/b'], 1_000, 40_000, ['a/running']);
     // The Job ends while a is gone: b takes the slot (a holds no one up), and its Job runs.
-    expect(slots.take([], 'a/b', 40_500, GRANT_MS)).toBe(true);
-    expect(slots.take([], 'a/b', 41_000)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', 40_500, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', 41_000)).toBe(true);
     keepLooking(slots, ['a/c'], 42_000, 60_000, ['a/b']);
     // a's wait comes back with its retry, 63 s after its last look: still ahead of c, which came after it.
     keepLooking(slots, ['a/a', 'a/c'], 63_000, 80_000, ['a/b']);
-    expect(slots.take([], 'a/c', 80_500, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/a', 80_501, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/c', 80_500, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/a', 80_501, GRANT_MS)).toBe(true);
   });
 
   it('forgets a waiter that has not looked for WAITER_KEPT_MS: back, it queues anew', () => {
     const slots = new JobSlots(1);
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/a', 0, GRANT_MS)).toBe(false);
     const later = WAITER_KEPT_MS + 1;
-    expect(slots.take(['a/running'], 'a/b', later, GRANT_MS)).toBe(false);
-    expect(slots.take(['a/running'], 'a/a', later + 1, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/a', later + 2, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/b', later + 3, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs('a/running'), 'a/b', later, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/a', later + 1, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/a', later + 2, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/b', later + 3, GRANT_MS)).toBe(true);
   });
 
   it('gives back a slot whose wait is no longer wanted to the next in line, unless another wait for that Job runs', () => {
     const slots = new JobSlots(1);
     const leaveA = slots.enter('a/a');
-    expect(slots.take(['a/running'], 'a/a', 0, GRANT_MS)).toBe(false);
-    expect(slots.take(['a/running'], 'a/b', 1, GRANT_MS)).toBe(false);
-    expect(slots.take([], 'a/a', 1_000, GRANT_MS)).toBe(true);
-    expect(slots.take([], 'a/b', 1_001, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/a', 0, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs('a/running'), 'a/b', 1, GRANT_MS)).toBe(false);
+    expect(slots.take(jobs(), 'a/a', 1_000, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', 1_001, GRANT_MS)).toBe(false);
     // a's chart was paused: its wait gives the slot back, and b takes it at its next look, not GRANT_MS later.
     slots.giveBack('a/a');
     leaveA();
-    expect(slots.take([], 'a/b', 2_000, GRANT_MS)).toBe(true);
+    expect(slots.take(jobs(), 'a/b', 2_000, GRANT_MS)).toBe(true);
 
     // c's chart got a new spec: its old wait (cancelled) and its new one run together; the slot stays c's.
     const again = new JobSlots(1);
     const leaveOld = again.enter('a/c');
     const leaveNew = again.enter('a/c');
-    expect(again.take([], 'a/c', 0, GRANT_MS)).toBe(true);
+    expect(again.take(jobs(), 'a/c', 0, GRANT_MS)).toBe(true);
     again.giveBack('a/c');
     leaveOld();
-    expect(again.take([], 'a/d', 1, GRANT_MS)).toBe(false);
-    expect(again.take([], 'a/c', 2, GRANT_MS)).toBe(true);
+    expect(again.take(jobs(), 'a/d', 1, GRANT_MS)).toBe(false);
+    expect(again.take(jobs(), 'a/c', 2, GRANT_MS)).toBe(true);
     leaveNew();
   });
 });
@@ -230,7 +271,7 @@ describe("a slot wait's heartbeat timeout: what a wait lost on its way to a work
   it('JobSlots counts the waiters still looking ahead of a chart, up to the cap', () => {
     const slots = new JobSlots(2);
     for (const [i, key] of ['a/a', 'a/b', 'a/c', 'a/d'].entries()) {
-      expect(slots.take(['a/r1', 'a/r2'], key, i, GRANT_MS)).toBe(false);
+      expect(slots.take(jobs('a/r1', 'a/r2'), key, i, GRANT_MS)).toBe(false);
     }
     expect(slots.waitersAhead('a/a', 10)).toBe(0);
     expect(slots.waitersAhead('a/b', 10)).toBe(1);
@@ -286,8 +327,8 @@ describe('awaitJobSlot', () => {
     // has made (the Temporal UI shows it; a retry's log line tells it from none).
     expect(heartbeats).toEqual([{ looks: 1 }]);
     // Taken for this chart: another chart finds none, this chart's next step (prepareInstall) finds its own.
-    expect(slots.take([], 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
-    expect(slots.take([], 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
+    expect(slots.take(jobs(), 'kube-system/helm-install-third', Date.now() + 30_000)).toBe(false);
+    expect(slots.take(jobs(), 'kube-system/helm-install-podinfo', Date.now())).toBe(true);
     // Temporal was asked once, when the turn came, whether the wait was still wanted.
     expect(asked).toBe(1);
   });
@@ -304,7 +345,7 @@ describe('awaitJobSlot', () => {
     const slots = new JobSlots(1);
     const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(cancelRequested) });
     expect(await env.run(awaitJobSlot, waitDeps(slots), target, 'helm-install-podinfo')).toBe(false);
-    expect(slots.take([], 'kube-system/helm-install-other', Date.now())).toBe(true);
+    expect(slots.take(jobs(), 'kube-system/helm-install-other', Date.now())).toBe(true);
   });
 
   it('takes the slot when Temporal cannot be asked: no worse than before it asked', async () => {
@@ -314,7 +355,7 @@ describe('awaitJobSlot', () => {
     };
     const env = new MockActivityEnvironment(undefined, { client: temporalAnswering(unreachable) });
     expect(await env.run(awaitJobSlot, waitDeps(slots), target, 'helm-install-podinfo')).toBe(true);
-    expect(slots.take([], 'kube-system/helm-install-other', Date.now())).toBe(false);
+    expect(slots.take(jobs(), 'kube-system/helm-install-other', Date.now())).toBe(false);
   });
 });
 
@@ -334,7 +375,7 @@ describe("a slot wait's looks", () => {
 
   it('JobSlots counts the waiters ahead as far as asked', () => {
     const slots = new JobSlots(1);
-    for (let i = 0; i < 12; i++) expect(slots.take(['a/r'], `a/w${String(i)}`, i, GRANT_MS)).toBe(false);
+    for (let i = 0; i < 12; i++) expect(slots.take(jobs('a/r'), `a/w${String(i)}`, i, GRANT_MS)).toBe(false);
     expect(slots.waitersAhead('a/w11', 12)).toBe(1);
     expect(slots.waitersAhead('a/w11', 12, farBackFrom(1))).toBe(8);
     expect(slots.waitersAhead('a/w5', 12, farBackFrom(1))).toBe(5);
@@ -354,7 +395,7 @@ describe("a slot wait's looks", () => {
     { name: 'with fewer ahead (7), every second', ahead: 7, from: 950, to: 2_500 },
   ])('looks $name', async ({ ahead, from, to }) => {
     const slots = new JobSlots(1);
-    const running = ['kube-system/helm-install-other'];
+    const running = jobs('kube-system/helm-install-other');
     const looked: number[] = [];
     const deps = waitDeps(slots, () => {
       looked.push(performance.now());

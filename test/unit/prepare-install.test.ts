@@ -212,6 +212,18 @@ describe('prepareInstall', () => {
     expect(waiting.applied).toEqual([]);
   });
 
+  it('holds the slot of the Job it created only until the watch shows that Job, which then counts it', async () => {
+    const slots = new JobSlots(1);
+    const { deps } = fakeCluster(valid, valid);
+    Object.assign(deps, { slots });
+    const result = await new MockActivityEnvironment().run(prepareInstall, deps, target, 1);
+    expect(result).toMatchObject({ state: 'started', job: { jobName: 'helm-install-podinfo', jobUid: 'job-uid' } });
+    const other = 'kube-system/helm-install-other';
+    expect(slots.take({ running: [], seen: new Set() }, other, Date.now())).toBe(false);
+    // The watch shows the Job ended (a tiny chart's takes about 2 s): the next chart has its slot at once.
+    expect(slots.take({ running: [], seen: new Set(['job-uid']) }, other, Date.now())).toBe(true);
+  });
+
   it('applies nothing and creates no Job while --max-running-jobs install Jobs run: says so once, and returns noSlot', async () => {
     const { deps, seen } = fakeCluster(valid, valid);
     const running = {
