@@ -18,10 +18,11 @@
 // apiserver_request_total, from every client), so the apiserver's CPU can be traced to who asks it what.
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // `--max-running-jobs N` runs helmflow with that cap on its install Jobs running at once (default: helmflow's own).
+// `--floor-parallelism P` runs the floor's helm P at a time instead of 8 (to tell what helm's own concurrency costs).
 // `--workflow-cache N` runs helmflow with that many chart workflows kept in the worker's memory. helmflow runs with
 // the glibc malloc arena cap the image sets (bench/image-env.ts); `--malloc-arena-max A` with A (0: glibc's own).
 // Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]
-//   [--malloc-arena-max A]
+//   [--floor-parallelism P] [--malloc-arena-max A]
 //   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { execFile, spawn } from 'node:child_process';
@@ -69,6 +70,7 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     "helmflow's cap on install Jobs running at once (default: helmflow's)",
     wholeNumber(1),
   )
+  .option('--floor-parallelism <p>', 'helm processes the floor runs at once', wholeNumber(1), 8)
   .option(
     '--workflow-cache <n>',
     "chart workflows helmflow's worker keeps in memory (default: helmflow's)",
@@ -86,6 +88,7 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     skipPreflight?: true;
     maxRunningJobs?: number;
     workflowCache?: number;
+    floorParallelism: number;
     mallocArenaMax: number;
   }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
@@ -99,8 +102,7 @@ const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
 const { watchJobs } = await import('../test/e2e/support/observe.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
-const { charts: count, maxRunningJobs, workflowCache, mallocArenaMax } = flags;
-const floorParallelism = 8;
+const { charts: count, maxRunningJobs, workflowCache, floorParallelism, mallocArenaMax } = flags;
 const skipPreflight = flags.skipPreflight === true;
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
