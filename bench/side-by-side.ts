@@ -19,10 +19,12 @@
 // `--skip-preflight` annotates helmflow's charts `helm.k3sm.io/preflight: skip` (no pre-flight helm process per Job).
 // `--max-running-jobs N` runs helmflow with that cap on its install Jobs running at once (default: helmflow's own).
 // `--floor-parallelism P` runs the floor's helm P at a time instead of 8 (to tell what helm's own concurrency costs).
+// `--releases-apart` has helmflow's charts install their releases into a namespace of their own (spec.targetNamespace),
+// as the floor's namespace holds only its releases: not beside the HelmCharts' ConfigMaps, Secrets, Jobs and pods.
 // `--workflow-cache N` runs helmflow with that many chart workflows kept in the worker's memory. helmflow runs with
 // the glibc malloc arena cap the image sets (bench/image-env.ts); `--malloc-arena-max A` with A (0: glibc's own).
 // Run: npx tsx bench/side-by-side.ts [--charts N] [--skip-preflight] [--max-running-jobs N] [--workflow-cache N]
-//   [--floor-parallelism P] [--malloc-arena-max A]
+//   [--floor-parallelism P] [--releases-apart] [--malloc-arena-max A]
 //   (default 100; needs `npm run setup` and `npm run build`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-side-stack, +2900)
 import { execFile, spawn } from 'node:child_process';
@@ -71,6 +73,7 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     wholeNumber(1),
   )
   .option('--floor-parallelism <p>', 'helm processes the floor runs at once', wholeNumber(1), 8)
+  .option('--releases-apart', "helmflow's releases in a namespace of their own (spec.targetNamespace)")
   .option(
     '--workflow-cache <n>',
     "chart workflows helmflow's worker keeps in memory (default: helmflow's)",
@@ -89,6 +92,7 @@ const flags = benchCommand('side-by-side', "helmflow side by side with helm itse
     maxRunningJobs?: number;
     workflowCache?: number;
     floorParallelism: number;
+    releasesApart?: true;
     mallocArenaMax: number;
   }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-side-stack');
@@ -104,6 +108,7 @@ const { testLayout } = await import('../test/e2e/support/stack.js');
 
 const { charts: count, maxRunningJobs, workflowCache, floorParallelism, mallocArenaMax } = flags;
 const skipPreflight = flags.skipPreflight === true;
+const releasesApart = flags.releasesApart === true;
 const cores = availableParallelism();
 const names = Array.from({ length: count }, (_, i) => `chart-${String(i)}`);
 const layout = testLayout();
@@ -186,9 +191,10 @@ async function applyCharts(
   namespace: string,
   annotations: Record<string, string> = {},
   applied: { count: number } = { count: 0 },
+  spec: Record<string, unknown> = {},
 ): Promise<void> {
   const objects = names.map((name) => ({
-    ...helmChart(namespace, name, { chartContent: chart.chartContent }, { annotations }),
+    ...helmChart(namespace, name, { chartContent: chart.chartContent, ...spec }, { annotations }),
     apiVersion: `${group}/v1`,
   }));
   const yaml = objects.map((object) => stringify(object)).join('---\n');
@@ -507,8 +513,10 @@ async function removeHelmflowCharts(client: Client, group: ApiGroup, namespace: 
 async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }> {
   const group: ApiGroup = 'helm.k3sm.io';
   const namespace = 'bench-helmflow';
+  const releases = releasesApart ? 'bench-helmflow-releases' : namespace;
   await installCrds(group);
   await createNamespace(namespace);
+  if (releasesApart) await createNamespace(releases);
   const settings = helmflowSettings({
     ...productionLeaseTimings(),
     group,
@@ -547,7 +555,8 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       progress();
       slowness.stop();
     };
-    await applyCharts(group, namespace, skipPreflight ? { [`${group}/preflight`]: 'skip' } : {}, applied);
+    const annotations = skipPreflight ? { [`${group}/preflight`]: 'skip' } : {};
+    await applyCharts(group, namespace, annotations, applied, releasesApart ? { targetNamespace: releases } : {});
     applied.done = true;
     const applyMs = Date.now() - start;
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
@@ -557,6 +566,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const figures: Figures = {
       system:
         `helmflow run (controller + worker)${skipPreflight ? ', pre-flight skipped' : ''}` +
+        (releasesApart ? ', releases in a namespace of their own' : '') +
         `, at most ${String(settings.maxRunningJobs)} Jobs running, ${String(settings.workflowCache)} workflows cached` +
         `, ${describeMalloc(mallocArenaMax)}`,
       applyMs,
@@ -585,6 +595,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const received = sumsByLabel(scrape?.body ?? '', 'temporal_activity_task_received_total', 'activity_type');
     await running.stop();
     await removeHelmflowCharts(client, group, namespace);
+    if (releasesApart) await deleteNamespace(releases);
     // The core's calls to Temporal that failed (a poll the server answered after the core gave up on it, say).
     const failedCalls = nonZeroSeries(scrape?.body ?? '', [
       'temporal_long_request_failure_total',
