@@ -13,17 +13,15 @@
 // apiserver nothing, shows how many).
 // Run: npx tsx bench/helm-process-cost.ts [--rounds N]   (default 20; needs `npm run setup`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-helm-stack, +3100)
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
-import { readPins, toolPaths } from '../src/config/pins.js';
+import { readPins } from '../src/config/pins.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
-import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { benchCommand, wholeNumber } from './flags.js';
+import type { HelmSample } from './helm-run.js';
 import { median } from './median.js';
-import { endedChildrenCpuSeconds } from './proc.js';
 
 const { rounds } = benchCommand(
   'helm-process-cost',
@@ -35,47 +33,12 @@ const { rounds } = benchCommand(
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-helm-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3100';
 const { buildChart } = await import('../test/e2e/support/charts.js');
-const { freshNamespace, kubectl } = await import('../test/e2e/support/kube.js');
+const { freshNamespace } = await import('../test/e2e/support/kube.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
+const { runHelm } = await import('./helm-run.js');
 
 const layout = testLayout();
 const log = pino({ level: 'warn' });
-const helm = toolPaths().helm;
-
-/** The requests the apiserver has served so far, by verb and resource. */
-function apiserverRequests(): Map<string, number> {
-  const scraped = kubectl(['get', '--raw', '/metrics']);
-  if (scraped.status !== 0) throw new Error(`kubectl get --raw /metrics: ${scraped.stderr}`);
-  return requestsByVerb(scraped.stdout);
-}
-
-interface Sample {
-  cpu: number;
-  requests: number;
-}
-
-/** Runs helm once with the state of a fresh Job container (and `kubeCache` as KUBECACHEDIR, if given). */
-function runHelm(args: string[], kubeCache?: string): Sample {
-  const home = mkdtempSync(path.join(tmpdir(), 'helmflow-bench-helm-home-'));
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: home,
-    KUBECONFIG: layout.adminKubeconfig,
-    HELM_CACHE_HOME: path.join(home, 'cache'),
-    HELM_CONFIG_HOME: path.join(home, 'config'),
-    HELM_DATA_HOME: path.join(home, 'data'),
-    ...(kubeCache === undefined ? {} : { KUBECACHEDIR: kubeCache }),
-  };
-  const before = apiserverRequests();
-  const cpu0 = endedChildrenCpuSeconds();
-  const result = spawnSync(helm, args, { env, encoding: 'utf8', cwd: home });
-  const cpu = endedChildrenCpuSeconds() - cpu0;
-  if (result.status !== 0) throw new Error(`helm ${args.join(' ')}: ${result.stderr}`);
-  const between = requestsBetween(before, apiserverRequests());
-  between.delete('GET (no resource)'); // the bench's own read of /metrics
-  rmSync(home, { recursive: true, force: true });
-  return { cpu, requests: [...between.values()].reduce((a, b) => a + b, 0) };
-}
 
 await stopStack(layout, log);
 rmSync(layout.stateDir, { recursive: true, force: true });
@@ -112,8 +75,8 @@ try {
     'helm upgrade --install --wait, its own kube cache',
     'helm upgrade --install --wait, after a pre-flight in the same kube cache',
   ] as const;
-  const samples = new Map<string, Sample[]>(kinds.map((k) => [k, []]));
-  const add = (kind: (typeof kinds)[number], sample: Sample) => samples.get(kind)?.push(sample);
+  const samples = new Map<string, HelmSample[]>(kinds.map((k) => [k, []]));
+  const add = (kind: (typeof kinds)[number], sample: HelmSample) => samples.get(kind)?.push(sample);
   for (let i = 0; i < rounds; i++) {
     add(kinds[0], runHelm(['version']));
     add(kinds[1], runHelm(['template', `local-${String(i)}`, chart.path]));
