@@ -243,6 +243,11 @@ async function watchInstalled(group: ApiGroup, namespace: string) {
   };
 }
 
+/** Says on stderr that the apiserver closed a Job watch (it does when the bench reads too slowly), started again. */
+const jobWatchEnded = (namespace: string) => (why: string) => {
+  console.error(`the Job watch of ${namespace} ended (${why}); starting it again`);
+};
+
 /** The time the last of the N install Jobs was created, once all are (both systems name them helm-install-<chart>). */
 const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): number | undefined => {
   const installs = jobs.added.filter((job) => job.name.startsWith('helm-install-'));
@@ -539,7 +544,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       { timeoutMs: 180_000, intervalMs: 100 },
     );
     const rssIdle = await idleRss(pid);
-    const jobs = await watchJobs(namespace);
+    const jobs = await watchJobs(namespace, jobWatchEnded(namespace));
     const charts = await watchInstalled(group, namespace);
     const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
@@ -624,7 +629,7 @@ async function k3s(): Promise<Figures> {
   try {
     await waitFor('k3s helm-controller to start', controller.isStarted, { timeoutMs: 120_000 });
     const rssIdle = await idleRss(controller.pid);
-    const jobs = await watchJobs(namespace);
+    const jobs = await watchJobs(namespace, jobWatchEnded(namespace));
     const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
     const [busy, stack] = [busySince(), stackCpuSince()];
