@@ -32,11 +32,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, Watch } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type V1Job } from '@kubernetes/client-node';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { pino } from 'pino';
 import { stringify } from 'yaml';
 import type { ApiGroup, HelmChart } from '../src/api/index.js';
+import type { LastingWatch, Listed } from '../test/e2e/support/keep-watching.js';
 import { namespaceLabelKey } from '../src/build/labels.js';
 import { toolPaths } from '../src/config/pins.js';
 import { freePort } from '../src/lib/free-port.js';
@@ -44,7 +45,7 @@ import { get } from '../src/lib/http.js';
 import type { Component } from '../src/devstack/layout.js';
 import { readPid } from '../src/devstack/process.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
-import { waitFor } from '../src/lib/wait.js';
+import { WaitAborted, waitFor } from '../src/lib/wait.js';
 import { chartWorkflowId } from '../workflows/contract.js';
 import { requestsBetween, requestsByVerb } from './apiserver-writes.js';
 import { eachLimit } from './each-limit.js';
@@ -103,7 +104,7 @@ const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/s
 const { spawnHelmflow } = await import('../test/e2e/support/helmflow-process.js');
 const { helmChart } = await import('../test/e2e/support/helmcharts.js');
 const { clients, kubeConfig } = await import('../test/e2e/support/kube.js');
-const { watchJobs } = await import('../test/e2e/support/observe.js');
+const { keepWatching } = await import('../test/e2e/support/keep-watching.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 
 const { charts: count, maxRunningJobs, workflowCache, floorParallelism, mallocArenaMax } = flags;
@@ -203,56 +204,97 @@ async function applyCharts(
 }
 
 /**
- * When each HelmChart of `namespace` was first seen Installed at its current generation, by a watch. A watch the
- * apiserver ends (it closes those it finds unresponsive under load) is started again, and says so on stderr: its
- * first events list every chart, so one installed meanwhile is timed when the new watch sees it (late by the gap).
+ * Says on stderr that the apiserver ended a watch and keepWatching listed again (it closes watches it finds
+ * unresponsive under load); what it saw only in the list is timed when the list saw it, late by the gap.
  */
+function sayGaps(what: string, watch: LastingWatch): void {
+  if (watch.gaps > 0) console.error(`the ${what} was ended ${String(watch.gaps)} times and listed again`);
+}
+
+/** Ends a wait at once when a watch could not list again within keepWatching's deadline: its record is incomplete. */
+function failIfGone(what: string, watch: LastingWatch): void {
+  if (watch.failure !== undefined) throw new WaitAborted(`the ${what} stopped: ${watch.failure.message}`);
+}
+
+/** When each HelmChart of `namespace` was first seen Installed at its current generation, by keepWatching. */
 async function watchInstalled(group: ApiGroup, namespace: string) {
   const installedAt = new Map<string, number>();
-  let stopped = false;
-  let request: { abort: () => void } | undefined;
-  const onEvent = (_type: string, object: HelmChart) => {
+  const see = (object: HelmChart) => {
     const { name, generation } = object.metadata;
     const current = object.status?.observedGeneration === generation;
     if (object.status?.phase === 'Installed' && current && !installedAt.has(name)) installedAt.set(name, Date.now());
   };
-  const start = async (): Promise<void> => {
-    request = await new Watch(kubeConfig()).watch(
-      `/apis/${group}/v1/namespaces/${namespace}/helmcharts`,
-      {},
-      onEvent,
-      (err: unknown) => {
-        if (stopped) return;
-        const why = err instanceof Error ? err.message : 'closed';
-        console.error(`the HelmChart watch of ${namespace} ended (${why}); starting it again`);
-        const again = () => void start().catch(() => setTimeout(again, 1_000));
-        again();
-      },
-    );
-  };
-  await start();
+  const custom = kubeConfig().makeApiClient(CustomObjectsApi);
+  const list = async () =>
+    (await custom.listNamespacedCustomObject({
+      group,
+      version: 'v1',
+      namespace,
+      plural: 'helmcharts',
+    })) as Listed<HelmChart>;
+  const what = `HelmChart watch of ${namespace}`;
+  const watch = await keepWatching<HelmChart>(`/apis/${group}/v1/namespaces/${namespace}/helmcharts`, list, {
+    event: (_type, object) => {
+      see(object);
+    },
+    listed: (items) => {
+      items.forEach(see);
+    },
+  });
   return {
     installedAt,
     /** The time the last of all N was installed, once all are. */
-    allInstalled: (): number | undefined =>
-      installedAt.size === count ? Math.max(...installedAt.values()) : undefined,
+    allInstalled: (): number | undefined => {
+      failIfGone(what, watch);
+      return installedAt.size === count ? Math.max(...installedAt.values()) : undefined;
+    },
     stop: () => {
-      stopped = true;
-      request?.abort();
+      watch.stop();
+      sayGaps(what, watch);
     },
   };
 }
 
-/** Says on stderr that the apiserver closed a Job watch (it does when the bench reads too slowly), started again. */
-const jobWatchEnded = (namespace: string) => (why: string) => {
-  console.error(`the Job watch of ${namespace} ended (${why}); starting it again`);
-};
+/** When each Job of `namespace` was first seen, by keepWatching: its name and the time, by uid. */
+async function watchJobsCreated(namespace: string) {
+  const firstSeen = new Map<string, { name: string; seenAt: number }>();
+  const see = (job: V1Job) => {
+    const uid = job.metadata?.uid ?? '';
+    if (!firstSeen.has(uid)) firstSeen.set(uid, { name: job.metadata?.name ?? '', seenAt: Date.now() });
+  };
+  const { batch } = clients();
+  const what = `Job watch of ${namespace}`;
+  const watch = await keepWatching<V1Job>(
+    `/apis/batch/v1/namespaces/${namespace}/jobs`,
+    () => batch.listNamespacedJob({ namespace }),
+    {
+      event: (type, job) => {
+        if (type !== 'DELETED') see(job);
+      },
+      listed: (items) => {
+        items.forEach(see);
+      },
+    },
+  );
+  return {
+    /** The Jobs seen so far. */
+    seen: () => [...firstSeen.values()],
+    /** Throws WaitAborted once the watch has stopped for good. */
+    failIfGone: () => {
+      failIfGone(what, watch);
+    },
+    stop: () => {
+      watch.stop();
+      sayGaps(what, watch);
+    },
+  };
+}
 
 /** The time the last of the N install Jobs was created, once all are (both systems name them helm-install-<chart>). */
-const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobs>>) => (): number | undefined => {
-  const installs = jobs.added.filter((job) => job.name.startsWith('helm-install-'));
+const allJobsCreated = (jobs: Awaited<ReturnType<typeof watchJobsCreated>>) => (): number | undefined => {
+  jobs.failIfGone();
+  const installs = jobs.seen().filter((job) => job.name.startsWith('helm-install-'));
   const names = new Set(installs.map((job) => job.name));
-  jobs.uidsOf(''); // throws if the watch ended early
   return names.size === count ? Math.max(...installs.map((job) => job.seenAt)) : undefined;
 };
 
@@ -544,7 +586,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
       { timeoutMs: 180_000, intervalMs: 100 },
     );
     const rssIdle = await idleRss(pid);
-    const jobs = await watchJobs(namespace, jobWatchEnded(namespace));
+    const jobs = await watchJobsCreated(namespace);
     const charts = await watchInstalled(group, namespace);
     const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(pid), cpuSeconds(temporalPid()), Date.now()];
@@ -552,7 +594,7 @@ async function helmflow(): Promise<{ figures: Figures; history: HistoryFigures }
     const applied = { count: 0, done: false };
     const slowness = sampleSlowness(`http://127.0.0.1:${String(settings.httpPort)}/metrics`);
     const progress = reportProgress('helmflow', start, () => {
-      const created = new Set(jobs.added.map((job) => job.name)).size;
+      const created = new Set(jobs.seen().map((job) => job.name)).size;
       const applying = applied.done ? '' : `kubectl has applied ${String(applied.count)}, `;
       return `${applying}${String(created)} Jobs created, ${String(charts.installedAt.size)} installed of ${String(count)}${slowness.line()}`;
     });
@@ -629,14 +671,14 @@ async function k3s(): Promise<Figures> {
   try {
     await waitFor('k3s helm-controller to start', controller.isStarted, { timeoutMs: 120_000 });
     const rssIdle = await idleRss(controller.pid);
-    const jobs = await watchJobs(namespace, jobWatchEnded(namespace));
+    const jobs = await watchJobsCreated(namespace);
     const requests = await requestsSince();
     const [cpu0, temporal0, start] = [cpuSeconds(controller.pid), cpuSeconds(temporalPid()), Date.now()];
     const [busy, stack] = [busySince(), stackCpuSince()];
     await applyCharts('helm.cattle.io', namespace);
     const applyMs = Date.now() - start;
     const quiet = reportProgress('k3s', start, () => {
-      return `${String(new Set(jobs.added.map((job) => job.name)).size)} Jobs created of ${String(count)}`;
+      return `${String(new Set(jobs.seen().map((job) => job.name)).size)} Jobs created of ${String(count)}`;
     });
     const jobsAt = await waitFor('all install Jobs created', allJobsCreated(jobs), { timeoutMs: deadlineMs });
     quiet();

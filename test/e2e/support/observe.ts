@@ -18,41 +18,23 @@ export interface JobLog {
 
 /**
  * Watches Jobs in `namespace` from now on. Resolves once the watch is established, so a Job created after that
- * cannot be missed; a watch that ends early fails the next `uidsOf` rather than undercount silently. With
- * `startAgain`, a watch that ends is started again instead and `startAgain` is told why: the new watch lists
- * the Jobs that exist, so only a Job created and deleted in between goes unseen, and a Job seen before is not
- * added twice (a bench of Jobs that stay, whose watch the apiserver may close when its reader falls behind).
+ * cannot be missed; a watch that ends early fails the next `uidsOf` rather than undercount silently.
  */
-export async function watchJobs(namespace: string, startAgain?: (why: string) => void): Promise<JobLog> {
+export async function watchJobs(namespace: string): Promise<JobLog> {
   const added: JobLog['added'] = [];
-  const seen = new Set<string>();
   let ended: unknown;
   let stopped = false;
-  let request: { abort: () => void } | undefined;
-  const onEvent = (type: string, job: V1Job) => {
-    const uid = job.metadata?.uid ?? '';
-    if (type !== 'ADDED' || (startAgain !== undefined && seen.has(uid))) return;
-    seen.add(uid);
-    added.push({ name: job.metadata?.name ?? '', uid, seenAt: Date.now() });
-  };
-  const start = async (): Promise<void> => {
-    request = await new Watch(kubeConfig()).watch(
-      `/apis/batch/v1/namespaces/${namespace}/jobs`,
-      { allowWatchBookmarks: false },
-      onEvent,
-      (err: unknown) => {
-        if (stopped) return;
-        if (startAgain === undefined) {
-          ended = err ?? new Error('the Job watch ended');
-          return;
-        }
-        startAgain(err instanceof Error ? err.message : 'closed');
-        const again = () => void start().catch(() => setTimeout(again, 1_000));
-        again();
-      },
-    );
-  };
-  await start();
+  const request = await new Watch(kubeConfig()).watch(
+    `/apis/batch/v1/namespaces/${namespace}/jobs`,
+    { allowWatchBookmarks: false },
+    (type: string, job: V1Job) => {
+      if (type !== 'ADDED') return;
+      added.push({ name: job.metadata?.name ?? '', uid: job.metadata?.uid ?? '', seenAt: Date.now() });
+    },
+    (err: unknown) => {
+      if (!stopped) ended = err ?? new Error('the Job watch ended');
+    },
+  );
   return {
     added,
     uidsOf: (name) => {
@@ -64,7 +46,7 @@ export async function watchJobs(namespace: string, startAgain?: (why: string) =>
     },
     stop: () => {
       stopped = true;
-      request?.abort();
+      request.abort();
     },
   };
 }

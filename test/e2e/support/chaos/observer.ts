@@ -10,7 +10,7 @@ import {
 import { customApi } from '../helmcharts.js';
 import { clients } from '../kube.js';
 import type { JobRecord } from './invariants.js';
-import { keepWatching, type LastingWatch, type Listed } from './watch.js';
+import { keepWatching, type LastingWatch, type Listed } from '../keep-watching.js';
 
 const group = 'helm.k3sm.io';
 

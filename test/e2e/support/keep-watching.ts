@@ -1,6 +1,6 @@
 import { Watch } from '@kubernetes/client-node';
-import { waitFor } from '../../../../src/lib/wait.js';
-import { kubeConfig } from '../kube.js';
+import { waitFor } from '../../../src/lib/wait.js';
+import { kubeConfig } from './kube.js';
 
 export interface Listed<T> {
   items: T[];
