@@ -137,8 +137,8 @@ export interface ChartActivities {
    */
   awaitChartCrds(target: ChartTarget, job: StartedJob): Promise<CrdsVerdict>;
   /**
-   * Waits (a few minutes at most, no heartbeat) until fewer than --max-running-jobs of helmflow's install Jobs run,
-   * and takes the slot for `jobName`; false if none came free meanwhile.
+   * Waits (SLOT_WAIT_MS at most, heartbeating) until fewer than --max-running-jobs of helmflow's install Jobs run
+   * and the chart's turn has come, and takes the slot for `jobName`; false if none came free meanwhile.
    */
   awaitJobSlot(target: ChartTarget, jobName: string): Promise<boolean>;
   /** Reads the chart (and its HelmChartConfig and Secrets) and validates it; reports whether it is still this uid. */
