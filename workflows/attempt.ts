@@ -2,7 +2,7 @@
  * One install attempt: the Job of this attempt from one validated read, its wait, and the report. A step the
  * apiserver refuses for good ends the attempt as failed with that reason, reported at once.
  */
-import { patched } from '@temporalio/workflow';
+import { CancellationScope, patched } from '@temporalio/workflow';
 import type { ChartTarget, CrdsHint, CrdsVerdict, JobOutcome, Preparation, StartedJob } from '../activities/types.js';
 import { CrdsCurrentCondition, FailedCondition } from '../src/api/reasons.js';
 import { SLOT_WAIT_MS, slotWaitHeartbeatTimeout } from '../src/build/job-slots.js';
@@ -66,13 +66,7 @@ async function reportFailed(
  */
 async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsHint): Promise<Prepared> {
   for (;;) {
-    c.creatingJob = true;
-    let prepared: Preparation;
-    try {
-      prepared = await prepareSteps(c, s, t, crds);
-    } finally {
-      c.creatingJob = false;
-    }
+    const prepared = await creatingJob(c, () => prepareSteps(c, s, t, crds));
     if (prepared.state !== 'noSlot') return prepared;
     await act.awaitJobSlot.executeWithOptions(
       {
@@ -85,6 +79,33 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
       },
       [t, prepared.jobName],
     );
+  }
+}
+
+/**
+ * Runs `create`, the steps that may create the attempt's Job, with `c.creatingJob` set, out of reach of a cancel
+ * of the attempt: a step cancelled mid-call goes on on its worker and could create the Job after the next step (a
+ * pause's Job deletion, an uninstall's) looked for it, so the workflow lets it end first (chart.ts). Runs recorded
+ * before the patch pause-waits-for-job-create cancelled it at once on a Temporal cancel, and still do on replay.
+ */
+async function creatingJob<T>(c: ChartSteps, create: () => Promise<T>): Promise<T> {
+  // An attempt cancelled already creates nothing: its first step throws, as any step in a cancelled scope.
+  if (CancellationScope.current().consideredCancelled) return create();
+  let createScope: CancellationScope | undefined;
+  let creating = true;
+  CancellationScope.current().cancelRequested.catch(() => {
+    // Asked only when a cancel finds a Job being created, so a plain install pays no marker.
+    if (creating && !patched('pause-waits-for-job-create')) createScope?.cancel();
+  });
+  c.creatingJob = true;
+  try {
+    return await CancellationScope.nonCancellable(() => {
+      createScope = new CancellationScope();
+      return createScope.run(create);
+    });
+  } finally {
+    creating = false;
+    c.creatingJob = false;
   }
 }
 

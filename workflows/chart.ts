@@ -276,6 +276,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
+    // A Job being created is let be created first (attempt.ts, creatingJob), so the pause finds it and deletes it.
+    if (c.creatingJob && patched('pause-waits-for-job-create')) {
+      await CancellationScope.nonCancellable(() => condition(() => !c.creatingJob));
+    }
     await CancellationScope.nonCancellable(pause);
     // A fresh run, so the chart can be cancelled again later.
     return await continueWith(s);

@@ -138,11 +138,7 @@ describe('a delete while an install runs', () => {
 
   it('waits for a Job being created to be there before it deletes it: no helm install outlives the uninstall', async () => {
     const cluster = new FakeCluster();
-    const creating = new Deferred<void>();
-    cluster.onPrepare = async () => {
-      await creating.promise;
-      cluster.calls.push('(Job created)');
-    };
+    const creating = cluster.holdJobCreation();
     await withWorker(temporal.env, cluster, async (taskQueue) => {
       const chart = ref(uniqueName('deleted-mid-create'));
       const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));

@@ -6,10 +6,12 @@ import {
   desired,
   historyOf,
   ref,
+  scheduledActivities,
   startChart,
   summaries,
   uniqueName,
   until,
+  untilCancelHandled,
   untilIdle,
   waitForStatus,
   withWorker,
@@ -80,6 +82,32 @@ describe('Temporal cancel of a chart workflow', () => {
       expect(cluster.statuses).toContainEqual({
         conditions: [{ type: 'Paused', status: 'False', reason: 'RetryRequested', message }],
       });
+    });
+  });
+
+  it('lets a Job being created be created first, then deletes it and pauses: no helm install outlives the pause', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = () => never();
+    const creating = cluster.holdJobCreation();
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('cancel-mid-create'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'));
+      await until('the install creating its Job', () => cluster.calls.includes('prepareInstall'));
+
+      await handle.cancel();
+      try {
+        // The workflow has reacted to the cancel, and scheduled nothing while the Job is still being created.
+        expect(scheduledActivities(await untilCancelHandled(handle))).toEqual(['prepareInstall']);
+        expect(cluster.calls).toEqual(['prepareInstall']);
+      } finally {
+        creating.resolve();
+      }
+      await waitForStatus(handle, 'phase Paused', (s) => s.phase === 'Paused');
+      await until('HelmChartPaused recorded', () => cluster.events.length > 0);
+      expect(cluster.calls).toEqual(['prepareInstall', '(Job created)', 'deleteJob', 'setStatus', 'recordEvent']);
+      expect(cluster.deletedJobs).toEqual([`helm-install-${chart.name}`]);
+      // The pause is written after the step's JobCreated (phase Installing), so the chart ends up saying Paused.
+      expect(cluster.statuses.at(-1)).toEqual({ phase: 'Paused', conditions: [pausedCondition] });
     });
   });
 

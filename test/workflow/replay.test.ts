@@ -14,9 +14,10 @@ const jsonIn = (folder: string) =>
 const fixtures = jsonIn('.');
 /**
  * Histories recorded by earlier shapes of the workflow, kept so runs started before a patch keep replaying:
- * before-lean-chart-history/ holds the scenarios as they ran before the patch lean-chart-history.
+ * before-lean-chart-history/ holds the scenarios as they ran before the patch lean-chart-history,
+ * before-pause-waits-for-job-create/ a cancel while the Job was being created, before that patch.
  */
-const earlierShapes = ['before-lean-chart-history'];
+const earlierShapes = ['before-lean-chart-history', 'before-pause-waits-for-job-create'];
 const replayed = [...fixtures, ...earlierShapes.flatMap((folder) => jsonIn(folder).map((f) => path.join(folder, f)))];
 
 beforeAll(() => {

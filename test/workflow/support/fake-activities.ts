@@ -110,6 +110,19 @@ export class FakeCluster {
   private crdsChecks = 0;
   /** Called by prepareInstall before it returns: a test may hold it open (e.g. to stop its worker meanwhile). */
   onPrepare: () => Promise<void> | void = () => undefined;
+
+  /**
+   * Holds prepareInstall open, as a step still creating its Job, until the Deferred it returns is resolved; then
+   * `(Job created)` is logged among the calls.
+   */
+  holdJobCreation(): Deferred<void> {
+    const creating = new Deferred<void>();
+    this.onPrepare = async () => {
+      await creating.promise;
+      this.calls.push('(Job created)');
+    };
+    return creating;
+  }
   /**
    * Called by setStatus before it returns, and by an install wait writing its success report: a test may hold a
    * status write open to act at that moment.

@@ -134,13 +134,37 @@ export async function historyOf(handle: ChartHandle, runId?: string): Promise<Hi
  * absence asserted afterwards (no new attempt, no new Job) is then one the workflow decided, not a race.
  */
 export async function untilSignalHandled(handle: ChartHandle, timeoutMs = 15_000): Promise<HistoryEvent[]> {
+  const isSignal = (e: HistoryEvent) => e.workflowExecutionSignaledEventAttributes != null;
+  return untilHandled(handle, undefined, 'its last signal', isSignal, timeoutMs);
+}
+
+/**
+ * The history of run `runId` (the current one if not given) once a workflow task has completed after its Temporal
+ * cancel request: a cancelled run may continue as new at once.
+ */
+export async function untilCancelHandled(handle: ChartHandle, runId?: string): Promise<HistoryEvent[]> {
+  return untilHandled(
+    handle,
+    runId,
+    'the cancel request',
+    (e) => e.workflowExecutionCancelRequestedEventAttributes != null,
+  );
+}
+
+async function untilHandled(
+  handle: ChartHandle,
+  runId: string | undefined,
+  what: string,
+  isRequest: (event: HistoryEvent) => boolean,
+  timeoutMs = 15_000,
+): Promise<HistoryEvent[]> {
   return waitFor(
-    `workflow ${handle.workflowId} to handle its last signal`,
+    `workflow ${handle.workflowId} to handle ${what}`,
     async () => {
-      const events = await historyOf(handle);
-      const lastSignal = events.findLastIndex((e) => e.workflowExecutionSignaledEventAttributes != null);
-      const handled = events.slice(lastSignal + 1).some((e) => e.workflowTaskCompletedEventAttributes != null);
-      return lastSignal !== -1 && handled ? events : undefined;
+      const events = await historyOf(handle, runId);
+      const last = events.findLastIndex(isRequest);
+      const handled = events.slice(last + 1).some((e) => e.workflowTaskCompletedEventAttributes != null);
+      return last !== -1 && handled ? events : undefined;
     },
     { timeoutMs, intervalMs: 100 },
   );

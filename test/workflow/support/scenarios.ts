@@ -2,7 +2,16 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { waitFor } from '../../../src/lib/wait.js';
 import { deleteSignal, desiredStateSignal } from '../../../workflows/contract.js';
 import { FakeCluster, never } from './fake-activities.js';
-import { desired, ref, startChart, until, waitForStatus, withWorker, type ChartHandle } from './harness.js';
+import {
+  desired,
+  ref,
+  startChart,
+  until,
+  untilCancelHandled,
+  waitForStatus,
+  withWorker,
+  type ChartHandle,
+} from './harness.js';
 
 /** A run whose history is recorded: which workflow and run. */
 export interface RecordedRun {
@@ -83,15 +92,39 @@ export const scenarios: Record<string, (env: TestWorkflowEnvironment) => Promise
       await until('the install waiting', () => cluster.waits.length === 1);
       const first = await runOf(handle);
       await handle.cancel();
-      await until('HelmChartPaused recorded', () => cluster.events.some((e) => e.reason === 'HelmChartPaused'));
-      const old = env.client.workflow.getHandle(first.workflowId, first.runId);
-      await waitFor('the cancelled run continued as new', async () => {
-        return (await old.describe()).status.name === 'CONTINUED_AS_NEW';
-      });
-      return first;
+      return pausedRun(env, cluster, first);
+    });
+  },
+
+  /** Temporal cancel while the attempt creates its Job: the Job is let be created, then deleted; paused. */
+  'cancel-mid-create': async (env) => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = () => never();
+    const creating = cluster.holdJobCreation();
+    return withWorker(env, cluster, async (taskQueue) => {
+      const handle = await startChart(env, taskQueue, ref('replay-cancel-mid-create'), desired('d1'));
+      await until('the install creating its Job', () => cluster.calls.includes('prepareInstall'));
+      const first = await runOf(handle);
+      await handle.cancel();
+      try {
+        await untilCancelHandled(handle, first.runId);
+      } finally {
+        creating.resolve();
+      }
+      return pausedRun(env, cluster, first);
     });
   },
 };
+
+/** The cancelled run `first`, once it has said HelmChartPaused and continued as new. */
+async function pausedRun(env: TestWorkflowEnvironment, cluster: FakeCluster, first: RecordedRun): Promise<RecordedRun> {
+  await until('HelmChartPaused recorded', () => cluster.events.some((e) => e.reason === 'HelmChartPaused'));
+  const old = env.client.workflow.getHandle(first.workflowId, first.runId);
+  await waitFor('the cancelled run continued as new', async () => {
+    return (await old.describe()).status.name === 'CONTINUED_AS_NEW';
+  });
+  return first;
+}
 
 async function runOf(handle: ChartHandle): Promise<RecordedRun> {
   return { workflowId: handle.workflowId, runId: (await handle.describe()).runId };
