@@ -86,6 +86,15 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
   const { setPhase, setStatus, recordEvent, target, personWaiting } = c;
   c.publishSearchAttributes();
 
+  /**
+   * Waits while a step creates the Job (attempt.ts, creatingJob), so the next step finds the Job to delete or
+   * replace: a step cancelled mid-call goes on on its worker. `patch` is asked only when a Job is being created, so
+   * runs recorded before it replay, and a plain install pays no marker.
+   */
+  async function untilJobCreated(patch: string): Promise<void> {
+    if (c.creatingJob && patched(patch)) await condition(() => !c.creatingJob);
+  }
+
   /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
   async function interruptible<T>(digest: string, work: () => Promise<T>): Promise<T | 'interrupted'> {
     const workScope = new CancellationScope();
@@ -99,10 +108,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         superseded.then(() => 'superseded' as const),
       ]);
       if (first !== 'superseded') return first.value;
-      // A Job being created is let be created first, so the next step (a delete's, or the next attempt's) finds
-      // it: a step cancelled mid-call goes on on its worker, and its helm install could outlive an uninstall.
-      // Asked only when it matters, so runs recorded before this replay, and a plain install pays no marker.
-      if (c.creatingJob && patched('job-create-ends-before-cancel')) await condition(() => !c.creatingJob);
+      // The next step (a delete's, or the next attempt's) must find the Job: its install could outlive an uninstall.
+      await untilJobCreated('job-create-ends-before-cancel');
       workScope.cancel();
       try {
         await running;
@@ -276,10 +283,8 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
-    // A Job being created is let be created first (attempt.ts, creatingJob), so the pause finds it and deletes it.
-    if (c.creatingJob && patched('pause-waits-for-job-create')) {
-      await CancellationScope.nonCancellable(() => condition(() => !c.creatingJob));
-    }
+    // The pause must find the Job to delete it.
+    await CancellationScope.nonCancellable(() => untilJobCreated('pause-waits-for-job-create'));
     await CancellationScope.nonCancellable(pause);
     // A fresh run, so the chart can be cancelled again later.
     return await continueWith(s);
