@@ -9,16 +9,21 @@
 //    from how large;
 //  - values Secrets: N Secrets as helmflow writes a chart's `chart-values-<name>`, each with one small values file.
 // Owner references point at the namespace, which exists, so the garbage collector leaves the neighbours alone.
-// Then R rounds, each installing one new release of that chart into every namespace, in an order turned each round;
-// each helm process runs with fresh helm state, as an install Job's container does (bench/helm-run.ts). It prints,
-// per namespace, the median, min and max CPU seconds of the helm process and its apiserver requests (median).
-// Run: npx tsx bench/crowded-namespace.ts [--neighbours N] [--rounds R]   (default 1000 and 10; needs `npm run setup`;
+// Then R rounds, each installing one new release of that chart into every namespace with each of helm's wait
+// strategies asked for, in an order turned each round: `--wait` alone (helm 4's watcher, which lists and watches the
+// release's kinds across its namespace; what the install Jobs run) and `--wait=legacy` (helm 3's, which polls each
+// of the release's objects; what k3s's klipper-helm, on helm 3, waits with). Each helm process runs with fresh helm
+// state, as an install Job's container does (bench/helm-run.ts). It prints, per namespace and wait, the median, min
+// and max CPU seconds of the helm process and its apiserver requests (median).
+// Run: npx tsx bench/crowded-namespace.ts [--neighbours N] [--rounds R] [--waits W]   (default 1000, 10 and
+//   watcher,legacy; needs `npm run setup`;
 //   HELMFLOW_TEST_STACK_DIR / HELMFLOW_TEST_PORT_OFFSET move its stack, default $TMPDIR/helmflow-bench-crowd-stack,
 //   +3300)
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { V1ConfigMap, V1OwnerReference, V1Secret } from '@kubernetes/client-node';
+import { InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import type { HelmChart } from '../src/api/index.js';
 import { readPins } from '../src/config/pins.js';
@@ -29,14 +34,26 @@ import { benchCommand, wholeNumber } from './flags.js';
 import type { HelmSample } from './helm-run.js';
 import { median } from './median.js';
 
-const { neighbours, rounds } = benchCommand(
+const waitArgs = { watcher: '--wait', legacy: '--wait=legacy' } as const;
+type Wait = keyof typeof waitArgs;
+
+/** Parses `watcher,legacy` into helm wait strategies, or refuses it. */
+function waitList(value: string): Wait[] {
+  return value.split(',').map((w) => {
+    if (w !== 'watcher' && w !== 'legacy') throw new InvalidArgumentError(`Expected watcher or legacy, not ${w}.`);
+    return w;
+  });
+}
+
+const { neighbours, rounds, waits } = benchCommand(
   'crowded-namespace',
   "What the objects beside a release cost helm's upgrade --install --wait (needs `npm run setup`)",
 )
   .option('--neighbours <n>', 'objects of each kind in its namespace', wholeNumber(0), 1000)
   .option('--rounds <n>', 'rounds, each installing one release into every namespace', wholeNumber(1), 10)
+  .option('--waits <list>', "helm's wait strategies to compare", waitList, ['watcher', 'legacy'] as Wait[])
   .parse()
-  .opts<{ neighbours: number; rounds: number }>();
+  .opts<{ neighbours: number; rounds: number; waits: Wait[] }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-crowd-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3300';
 const { buildChart } = await import('../test/e2e/support/charts.js');
@@ -117,22 +134,26 @@ try {
   const namespaces = [];
   for (const crowd of crowds)
     namespaces.push({ ...crowd, namespace: await crowdedNamespace(crowd.neighbours, neighbours) });
-  const samples = new Map<string, HelmSample[]>(crowds.map((c) => [c.name, []]));
+  const runs = namespaces.flatMap((crowd) => waits.map((wait) => ({ ...crowd, wait })));
+  const rowOf = (run: { name: string; wait: Wait }) => `${run.name} | ${waitArgs[run.wait]}`;
+  const samples = new Map<string, HelmSample[]>(runs.map((r) => [rowOf(r), []]));
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < namespaces.length; k++) {
-      const crowd = namespaces[(round + k) % namespaces.length];
-      if (crowd === undefined) continue;
-      const release = `bench-${String(round)}`;
-      const args = ['upgrade', '--install', release, chart.path, '--namespace', crowd.namespace];
-      samples.get(crowd.name)?.push(runHelm([...args, '--wait', '--timeout', '300s']));
+    for (let k = 0; k < runs.length; k++) {
+      const run = runs[(round + k) % runs.length];
+      if (run === undefined) continue;
+      const release = `bench-${String(round)}-${run.wait}`;
+      const args = ['upgrade', '--install', release, chart.path, '--namespace', run.namespace];
+      samples.get(rowOf(run))?.push(runHelm([...args, waitArgs[run.wait], '--timeout', '300s']));
     }
   }
   console.log(
     `\nhelm ${readPins().helm}, ${String(rounds)} rounds, a tiny chartContent chart whose release is one ConfigMap,` +
       ` ${String(neighbours)} neighbours of each kind\n`,
   );
-  console.log('| the release namespace holds | helm upgrade CPU median | min | max | apiserver requests (median) |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| the release namespace holds | wait | helm upgrade CPU median | min | max | apiserver requests (median) |',
+  );
+  console.log('|---|---|---|---|---|---|');
   const fixed = (x: number) => `${x.toFixed(2)} s`;
   for (const [name, list] of samples) {
     const cpu = list.map((s) => s.cpu);
