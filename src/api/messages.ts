@@ -67,6 +67,10 @@ export function reservedFieldMessage(field: ReservedField): string {
   return `spec.${field} is a reserved k3s field and is not supported by helmflow: ${RESERVED_FIELDS[field]}`;
 }
 
+export function invalidWaitMessage(key: string, value: string, strategies: readonly string[]): string {
+  return `annotation ${key} is ${JSON.stringify(value)}; helm's wait strategies are ${strategies.join(' and ')}`;
+}
+
 export function valuesSecretNotFoundMessage(owner: string, secret: string): string {
   return `${owner} valuesSecrets names Secret ${secret}, which does not exist (set ignoreUpdates: true to make it optional)`;
 }

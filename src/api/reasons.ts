@@ -18,6 +18,8 @@ export const Reason = {
   InvalidDriver: 'InvalidDriver',
   InvalidTargetNamespace: 'InvalidTargetNamespace',
   InvalidBackOffLimit: 'InvalidBackOffLimit',
+  /** The `<group>/wait` annotation names a wait strategy helm does not have. */
+  InvalidWait: 'InvalidWait',
   InvalidSet: 'InvalidSet',
   UnsupportedHelmVersion: 'UnsupportedHelmVersion',
   TooManyValuesSecrets: 'TooManyValuesSecrets',

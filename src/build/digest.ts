@@ -3,6 +3,7 @@ import {
   DEFAULT_DRIVER,
   DEFAULT_FAILURE_POLICY,
   readsSecret,
+  type ApiGroup,
   type HelmChart,
   type HelmChartConfig,
   type SecretData,
@@ -10,7 +11,7 @@ import {
 } from '../api/index.js';
 import { canonicalJson } from './canonical-json.js';
 import { resolveOptions, type BuildOptions } from './options.js';
-import { PREFLIGHT_SKIP, skipsPreflight } from './labels.js';
+import { PREFLIGHT_SKIP, skipsPreflight, waitAnnotationKey } from './labels.js';
 import { jobImage } from './pod.js';
 
 /**
@@ -26,7 +27,10 @@ import { jobImage } from './pod.js';
  * - the job image, when it comes from the operator's default rather than the spec;
  * - the annotation `<group>/preflight: skip` (labels.ts): it removes the Job's pre-flight, and a chart that fails
  *   pre-flight needs a new Job for the annotation to help. It counts only when set, so the digest of every chart
- *   without it is what it was before the annotation existed (no reinstall on upgrading helmflow).
+ *   without it is what it was before the annotation existed (no reinstall on upgrading helmflow);
+ * - the annotation `<group>/wait` (labels.ts): `legacy` changes the install Job's helm command line, and a value
+ *   that is refused must change the digest when it is mended, or the mended chart would look unchanged. It counts
+ *   unless it is `watcher` (helm's default, the Job without it), for the same reason as pre-flight's;
  * Names, labels, other annotations and the generation do not count: they do not change what helm does. (The
  * `<group>/crds` annotation does not count either: the worker reads it from the chart when the Job prints its CRDs,
  * and it changes nothing in the Job.)
@@ -47,8 +51,15 @@ export function desiredDigest(
     secrets: secretState(chart, config, secrets),
     jobImage: jobImage(chart, resolved),
     ...(skipsPreflight(chart.metadata.annotations, resolved.group) ? { preflight: PREFLIGHT_SKIP } : {}),
+    ...waitState(chart, resolved.group),
   };
   return createHmac('sha256', resolved.digestKey).update(canonicalJson(state)).digest('hex');
+}
+
+/** The wait annotation as the digest counts it: absent when helm's default is meant. */
+function waitState(chart: HelmChart, group: ApiGroup): { wait?: string } {
+  const wait = chart.metadata.annotations?.[waitAnnotationKey(group)];
+  return wait === undefined || wait === 'watcher' ? {} : { wait };
 }
 
 /** unset, null, '', false, [] and {} all mean "not set" to k3s's Go types (omitempty). */

@@ -2,6 +2,12 @@ import { setEntries } from './set-args.js';
 import type { Settings } from './settings.js';
 import type { ChartSource } from './source.js';
 import type { ValuesFile } from './values-files.js';
+import type { WaitStrategy } from './labels.js';
+
+/** helm 4's `--wait` alone means its watcher; any other strategy is named. */
+function waitArg(wait: WaitStrategy): string {
+  return wait === 'watcher' ? '--wait' : `--wait=${wait}`;
+}
 
 /**
  * `helm upgrade --install` as DESIGN.md "The Job" spells it. Every path is relative to the container's working
@@ -13,6 +19,7 @@ export function installArgs(
   source: ChartSource,
   files: readonly ValuesFile[],
   set: Readonly<Record<string, number | string>> | undefined,
+  wait: WaitStrategy = 'watcher',
 ): string[] {
   const args = ['upgrade', '--install', settings.release, source.ref, '--namespace', settings.targetNamespace];
   if (settings.createNamespace) args.push('--create-namespace');
@@ -20,7 +27,7 @@ export function installArgs(
   if ((source.kind === 'repo' || source.kind === 'oci') && source.version !== undefined) {
     args.push('--version', source.version);
   }
-  args.push('--wait', '--timeout', settings.timeout);
+  args.push(waitArg(wait), '--timeout', settings.timeout);
   if (settings.takeOwnership) args.push('--take-ownership');
   if (settings.serverSide !== undefined) args.push(`--server-side=${settings.serverSide}`);
   // Forcing conflicts only means something with server-side apply; klipper-helm drops it for "false" too.
@@ -75,14 +82,14 @@ function valuesArgs(
 }
 
 /** `helm uninstall`; --ignore-not-found so deleting a chart that never installed succeeds. */
-export function uninstallArgs(settings: Settings): string[] {
+export function uninstallArgs(settings: Settings, wait: WaitStrategy = 'watcher'): string[] {
   return [
     'uninstall',
     settings.release,
     '--namespace',
     settings.targetNamespace,
     '--ignore-not-found',
-    '--wait',
+    waitArg(wait),
     '--timeout',
     settings.timeout,
   ];

@@ -11,6 +11,7 @@ import { serviceAccount } from './service-account.js';
 import { setEntries } from './set-args.js';
 import { valuesFiles } from './values-files.js';
 import { valuesSecret } from './values-secret.js';
+import { waitRefusal } from './wait-refusal.js';
 
 export * from './canonical-json.js';
 export { desiredDigest } from './digest.js';
@@ -69,7 +70,8 @@ export function buildInstall(input: InstallInput, buildOptions: BuildOptions = {
 
 /** Validates, then builds: a refusal (for the Failed condition) means no object may be created. */
 export function planInstall(input: InstallInput, buildOptions: BuildOptions = {}): InstallPlan {
-  const refusal = installProblems(input.chart, input.config, input.secrets ?? {})[0];
+  const { group } = resolveOptions(buildOptions);
+  const refusal = installProblems(input.chart, input.config, input.secrets ?? {})[0] ?? waitRefusal(input.chart, group);
   return refusal === undefined ? { ok: true, objects: buildInstall(input, buildOptions) } : { ok: false, refusal };
 }
 

@@ -9,6 +9,7 @@ import {
   egressAnnotations,
   preflightAnnotationKey,
   skipsPreflight,
+  waitStrategyOf,
 } from './labels.js';
 import { chartContentVolume } from './chart-content.js';
 import { installJobName, valuesSecretName } from './names.js';
@@ -51,7 +52,9 @@ export function installJob(
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress = egressAnnotations(source);
-  const args = installArgs(settings, source, files, chart.spec.set);
+  // planInstall refuses a wait strategy helm does not have, so the fallback is never built into a Job it runs.
+  const wait = waitStrategyOf(chart.metadata.annotations, group) ?? 'watcher';
+  const args = installArgs(settings, source, files, chart.spec.set, wait);
   const skip = skipsPreflight(chart.metadata.annotations, group);
   const preflight: InitStep[] = skip
     ? []

@@ -79,3 +79,29 @@ export const PREFLIGHT_SKIP = 'skip';
 export function skipsPreflight(annotations: Readonly<Record<string, string>> | undefined, group: ApiGroup): boolean {
   return annotations?.[preflightAnnotationKey(group)] === PREFLIGHT_SKIP;
 }
+
+/**
+ * `<group>/wait` on a HelmChart: the wait strategy its Jobs give helm (`helm upgrade --wait=<it>`, `helm uninstall
+ * --wait=<it>`). `watcher`, or none, is helm 4's default: it lists and watches every object of the release's kinds
+ * in the release's namespace until each of the release's own is ready, custom resources and Jobs included, so the
+ * more objects of those kinds the namespace holds, the more each wait costs (bench/crowded-namespace.ts). `legacy` is
+ * helm 3's, the wait k3s's helm 3 Jobs have: it polls the release's own objects and does not wait for Jobs or custom
+ * resources. Any other value is refused (waitRefusal). `legacy` changes the Job, so it is part of the desired-state
+ * digest (digest.ts); `watcher` and none are the same Job.
+ */
+export function waitAnnotationKey(group: ApiGroup): string {
+  return `${group}/wait`;
+}
+
+export const WAIT_STRATEGIES = ['watcher', 'legacy'] as const;
+export type WaitStrategy = (typeof WAIT_STRATEGIES)[number];
+
+/** The chart's wait strategy; undefined when the annotation names one helm does not have. */
+export function waitStrategyOf(
+  annotations: Readonly<Record<string, string>> | undefined,
+  group: ApiGroup,
+): WaitStrategy | undefined {
+  const value = annotations?.[waitAnnotationKey(group)];
+  if (value === undefined) return 'watcher';
+  return WAIT_STRATEGIES.find((w) => w === value);
+}

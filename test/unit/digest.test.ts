@@ -62,6 +62,14 @@ const changes: [string, (s: State) => void][] = [
     'the annotation <group>/preflight: skip (it removes pre-flight from the Job)',
     (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'skip' } }),
   ],
+  [
+    "the annotation <group>/wait: legacy (it changes the Job's helm command line)",
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/wait': 'legacy' } }),
+  ],
+  [
+    'a <group>/wait annotation that is refused (mending it must look like a change)',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/wait': 'lgacy' } }),
+  ],
 ];
 
 const keeps: [string, (s: State) => void][] = [
@@ -76,6 +84,10 @@ const keeps: [string, (s: State) => void][] = [
   [
     'a <group>/preflight annotation of another value than skip',
     (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'yes' } }),
+  ],
+  [
+    "the annotation <group>/wait: watcher (helm 4's default, the Job without it)",
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/wait': 'watcher' } }),
   ],
   [
     'the generation and resourceVersion',
