@@ -52,7 +52,8 @@ export function installJob(
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress = egressAnnotations(source);
-  // planInstall refuses a wait strategy helm does not have, so the fallback is never built into a Job it runs.
+  // planInstall refuses a wait strategy helm does not have before the install is built; a builder still never
+  // hands helm one, so any other caller gets helm 4's default wait.
   const wait = waitStrategyOf(chart.metadata.annotations, group) ?? 'watcher';
   const args = installArgs(settings, source, files, chart.spec.set, wait);
   const skip = skipsPreflight(chart.metadata.annotations, group);
