@@ -50,16 +50,31 @@ function cmdline(pid: number): string | undefined {
   }
 }
 
+/**
+ * Whether every thread of `pid` has ended. A killed multi-threaded process (the Go servers of the stack) shows its
+ * leader as a zombie while its other threads are still exiting, and those still hold its files and ports: a
+ * restart started then could not bind the port the dying one listened on.
+ */
+function threadsEnded(pid: number): boolean {
+  let tasks: string[];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return true;
+  }
+  return tasks.every((tid) => {
+    try {
+      return /\) [ZX] /.test(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    } catch {
+      return true;
+    }
+  });
+}
+
 /** True while `pid` runs and is still the program we started (a recycled pid is not ours). */
 export function isRunning(pid: number, command: string): boolean {
   const line = cmdline(pid);
-  if (line === undefined) return false;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (/\) Z /.test(stat)) return false;
-  } catch {
-    return false;
-  }
+  if (line === undefined || threadsEnded(pid)) return false;
   return line.includes(path.basename(command));
 }
 
@@ -87,11 +102,10 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/\) Z /.test(stat);
   } catch {
     return false;
   }
+  return !threadsEnded(pid);
 }
 
 /** TERM to the process group, a grace period, then KILL: the way a kubelet stops a container. */
