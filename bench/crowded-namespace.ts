@@ -12,7 +12,7 @@
 // Then R rounds, each installing one new release of that chart into every namespace with each of helm's wait
 // strategies asked for, in an order turned each round: `--wait` alone (helm 4's watcher, which lists and watches the
 // release's kinds across its namespace; what the install Jobs run) and `--wait=legacy` (helm 3's, which polls each
-// of the release's objects; what k3s's klipper-helm, on helm 3, waits with). Each helm process runs with fresh helm
+// of the release's objects, and had no other). Each helm process runs with fresh helm
 // state, as an install Job's container does (bench/helm-run.ts). It prints, per namespace and wait, the median, min
 // and max CPU seconds of the helm process and its apiserver requests (median).
 // Run: npx tsx bench/crowded-namespace.ts [--neighbours N] [--rounds R] [--waits W]   (default 1000, 10 and

@@ -85,7 +85,7 @@ export function skipsPreflight(annotations: Readonly<Record<string, string>> | u
  * --wait=<it>`). `watcher`, or none, is helm 4's default: it lists and watches every object of the release's kinds
  * in the release's namespace until each of the release's own is ready, custom resources and Jobs included, so the
  * more objects of those kinds the namespace holds, the more each wait costs (bench/crowded-namespace.ts). `legacy` is
- * helm 3's, the wait k3s's helm 3 Jobs have: it polls the release's own objects and does not wait for Jobs or custom
+ * helm 3's (its only one): it polls the release's own objects and does not wait for Jobs or custom
  * resources. Any other value is refused (waitRefusal). `legacy` changes the Job, so it is part of the desired-state
  * digest (digest.ts); `watcher` and none are the same Job.
  */
