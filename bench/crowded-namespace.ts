@@ -28,20 +28,19 @@ import { pino } from 'pino';
 import type { HelmChart } from '../src/api/index.js';
 import { readPins } from '../src/config/pins.js';
 import { chartContentConfigMap } from '../src/build/chart-content.js';
+import { WAIT_STRATEGIES, waitArg, type WaitStrategy } from '../src/build/index.js';
 import { valuesSecret } from '../src/build/values-secret.js';
 import { startStack, stopStack } from '../src/devstack/stack.js';
 import { benchCommand, wholeNumber } from './flags.js';
 import type { HelmSample } from './helm-run.js';
 import { median } from './median.js';
 
-const waitArgs = { watcher: '--wait', legacy: '--wait=legacy' } as const;
-type Wait = keyof typeof waitArgs;
-
 /** Parses `watcher,legacy` into helm wait strategies, or refuses it. */
-function waitList(value: string): Wait[] {
+function waitList(value: string): WaitStrategy[] {
   return value.split(',').map((w) => {
-    if (w !== 'watcher' && w !== 'legacy') throw new InvalidArgumentError(`Expected watcher or legacy, not ${w}.`);
-    return w;
+    const wait = WAIT_STRATEGIES.find((known) => known === w);
+    if (wait === undefined) throw new InvalidArgumentError(`Expected ${WAIT_STRATEGIES.join(' or ')}, not ${w}.`);
+    return wait;
   });
 }
 
@@ -51,9 +50,9 @@ const { neighbours, rounds, waits } = benchCommand(
 )
   .option('--neighbours <n>', 'objects of each kind in its namespace', wholeNumber(0), 1000)
   .option('--rounds <n>', 'rounds, each installing one release into every namespace', wholeNumber(1), 10)
-  .option('--waits <list>', "helm's wait strategies to compare", waitList, ['watcher', 'legacy'] as Wait[])
+  .option('--waits <list>', "helm's wait strategies to compare", waitList, [...WAIT_STRATEGIES])
   .parse()
-  .opts<{ neighbours: number; rounds: number; waits: Wait[] }>();
+  .opts<{ neighbours: number; rounds: number; waits: WaitStrategy[] }>();
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-crowd-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '3300';
 const { buildChart } = await import('../test/e2e/support/charts.js');
@@ -135,7 +134,7 @@ try {
   for (const crowd of crowds)
     namespaces.push({ ...crowd, namespace: await crowdedNamespace(crowd.neighbours, neighbours) });
   const runs = namespaces.flatMap((crowd) => waits.map((wait) => ({ ...crowd, wait })));
-  const rowOf = (run: { name: string; wait: Wait }) => `${run.name} | ${waitArgs[run.wait]}`;
+  const rowOf = (run: { name: string; wait: WaitStrategy }) => `${run.name} | ${waitArg(run.wait)}`;
   const samples = new Map<string, HelmSample[]>(runs.map((r) => [rowOf(r), []]));
   for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < runs.length; k++) {
@@ -143,7 +142,7 @@ try {
       if (run === undefined) continue;
       const release = `bench-${String(round)}-${run.wait}`;
       const args = ['upgrade', '--install', release, chart.path, '--namespace', run.namespace];
-      samples.get(rowOf(run))?.push(runHelm([...args, waitArgs[run.wait], '--timeout', '300s']));
+      samples.get(rowOf(run))?.push(runHelm([...args, waitArg(run.wait), '--timeout', '300s']));
     }
   }
   console.log(

@@ -1,7 +1,7 @@
 import type { V1Job } from '@kubernetes/client-node';
 import type { HelmChart } from '../api/index.js';
 import { uninstallArgs } from './helm-args.js';
-import { actionLabelKey, chartLabels, waitStrategyOf } from './labels.js';
+import { actionLabelKey, chartLabels, jobWaitStrategy } from './labels.js';
 import { deleteJobName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { helmPodSpec } from './pod.js';
@@ -14,7 +14,7 @@ export const DELETE_JOB_TTL_SECONDS = 600;
  * helm-delete-<name>: `helm uninstall`. It has no owner reference on purpose: the HelmChart is gone once its
  * finalizer is released, and the garbage collector would take the Job with it instead of keeping it for ten
  * minutes. It fetches nothing, so it never carries the egress annotation. It waits as the chart's installs did
- * (`<group>/wait`, labels.ts); an uninstall is never refused, so a strategy helm does not have waits as helm 4's.
+ * (`<group>/wait`, labels.ts); an uninstall is never refused (jobWaitStrategy).
  */
 export function deleteJob(chart: HelmChart, options: ResolvedOptions): V1Job {
   const { group } = options;
@@ -34,7 +34,7 @@ export function deleteJob(chart: HelmChart, options: ResolvedOptions): V1Job {
           chart,
           settings,
           options,
-          uninstallArgs(settings, waitStrategyOf(chart.metadata.annotations, group) ?? 'watcher'),
+          uninstallArgs(settings, jobWaitStrategy(chart.metadata.annotations, group)),
           [],
         ),
       },

@@ -11,7 +11,7 @@ import {
 } from '../api/index.js';
 import { canonicalJson } from './canonical-json.js';
 import { resolveOptions, type BuildOptions } from './options.js';
-import { PREFLIGHT_SKIP, skipsPreflight, waitAnnotationKey } from './labels.js';
+import { DEFAULT_WAIT, PREFLIGHT_SKIP, skipsPreflight, waitAnnotationKey } from './labels.js';
 import { jobImage } from './pod.js';
 
 /**
@@ -59,7 +59,7 @@ export function desiredDigest(
 /** The wait annotation as the digest counts it: absent when helm's default is meant. */
 function waitState(chart: HelmChart, group: ApiGroup): { wait?: string } {
   const wait = chart.metadata.annotations?.[waitAnnotationKey(group)];
-  return wait === undefined || wait === 'watcher' ? {} : { wait };
+  return wait === undefined || wait === DEFAULT_WAIT ? {} : { wait };
 }
 
 /** unset, null, '', false, [] and {} all mean "not set" to k3s's Go types (omitempty). */

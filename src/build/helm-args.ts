@@ -2,11 +2,11 @@ import { setEntries } from './set-args.js';
 import type { Settings } from './settings.js';
 import type { ChartSource } from './source.js';
 import type { ValuesFile } from './values-files.js';
-import type { WaitStrategy } from './labels.js';
+import { DEFAULT_WAIT, type WaitStrategy } from './labels.js';
 
-/** helm 4's `--wait` alone means its watcher; any other strategy is named. */
-function waitArg(wait: WaitStrategy): string {
-  return wait === 'watcher' ? '--wait' : `--wait=${wait}`;
+/** helm 4's `--wait` alone means its watcher, the Job's flag since before the annotation; any other is named. */
+export function waitArg(wait: WaitStrategy): string {
+  return wait === DEFAULT_WAIT ? '--wait' : `--wait=${wait}`;
 }
 
 /**
@@ -19,7 +19,7 @@ export function installArgs(
   source: ChartSource,
   files: readonly ValuesFile[],
   set: Readonly<Record<string, number | string>> | undefined,
-  wait: WaitStrategy = 'watcher',
+  wait: WaitStrategy = DEFAULT_WAIT,
 ): string[] {
   const args = ['upgrade', '--install', settings.release, source.ref, '--namespace', settings.targetNamespace];
   if (settings.createNamespace) args.push('--create-namespace');
@@ -82,7 +82,7 @@ function valuesArgs(
 }
 
 /** `helm uninstall`; --ignore-not-found so deleting a chart that never installed succeeds. */
-export function uninstallArgs(settings: Settings, wait: WaitStrategy = 'watcher'): string[] {
+export function uninstallArgs(settings: Settings, wait: WaitStrategy = DEFAULT_WAIT): string[] {
   return [
     'uninstall',
     settings.release,

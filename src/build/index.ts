@@ -20,6 +20,7 @@ export * from './names.js';
 export * from './options.js';
 export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from './pod.js';
 export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
+export { waitArg } from './helm-args.js';
 export { CRDS_JOB_TTL_SECONDS, crdsStepOf, type CrdsKnowledge, type CrdsStep } from './crds-job.js';
 export { settingsOf, type Settings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';

@@ -9,7 +9,7 @@ import {
   egressAnnotations,
   preflightAnnotationKey,
   skipsPreflight,
-  waitStrategyOf,
+  jobWaitStrategy,
 } from './labels.js';
 import { chartContentVolume } from './chart-content.js';
 import { installJobName, valuesSecretName } from './names.js';
@@ -52,9 +52,7 @@ export function installJob(
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress = egressAnnotations(source);
-  // planInstall refuses a wait strategy helm does not have before the install is built; a builder still never
-  // hands helm one, so any other caller gets helm 4's default wait.
-  const wait = waitStrategyOf(chart.metadata.annotations, group) ?? 'watcher';
+  const wait = jobWaitStrategy(chart.metadata.annotations, group);
   const args = installArgs(settings, source, files, chart.spec.set, wait);
   const skip = skipsPreflight(chart.metadata.annotations, group);
   const preflight: InitStep[] = skip

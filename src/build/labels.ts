@@ -95,6 +95,8 @@ export function waitAnnotationKey(group: ApiGroup): string {
 
 export const WAIT_STRATEGIES = ['watcher', 'legacy'] as const;
 export type WaitStrategy = (typeof WAIT_STRATEGIES)[number];
+/** helm 4's own: what `--wait` alone means, and what a chart without the annotation gets. */
+export const DEFAULT_WAIT: WaitStrategy = 'watcher';
 
 /** The chart's wait strategy; undefined when the annotation names one helm does not have. */
 export function waitStrategyOf(
@@ -102,6 +104,17 @@ export function waitStrategyOf(
   group: ApiGroup,
 ): WaitStrategy | undefined {
   const value = annotations?.[waitAnnotationKey(group)];
-  if (value === undefined) return 'watcher';
+  if (value === undefined) return DEFAULT_WAIT;
   return WAIT_STRATEGIES.find((w) => w === value);
+}
+
+/**
+ * The wait a Job is built with. planInstall refuses a strategy helm does not have before an install is built, and
+ * an uninstall is never refused, so a builder never hands helm one: it falls back to helm's default.
+ */
+export function jobWaitStrategy(
+  annotations: Readonly<Record<string, string>> | undefined,
+  group: ApiGroup,
+): WaitStrategy {
+  return waitStrategyOf(annotations, group) ?? DEFAULT_WAIT;
 }

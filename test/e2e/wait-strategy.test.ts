@@ -61,10 +61,11 @@ afterAll(() => {
   kubectl(['delete', 'crd', crdName, '--wait=false']);
 });
 
-/** The args of the install Job's helm container. */
-async function installArgs(namespace: string, name: string): Promise<string[]> {
+/** The wait flags of the install Job's helm container. */
+async function waitFlags(namespace: string, name: string): Promise<string[]> {
   const job = await clients().batch.readNamespacedJob({ name: `helm-install-${name}`, namespace });
-  return job.spec?.template.spec?.containers.find((c) => c.name === HELM_CONTAINER)?.args ?? [];
+  const args = job.spec?.template.spec?.containers.find((c) => c.name === HELM_CONTAINER)?.args ?? [];
+  return args.filter((a) => a.startsWith('--wait'));
 }
 
 describe('helm.k3sm.io/wait chooses how the Jobs wait for a release', () => {
@@ -76,12 +77,12 @@ describe('helm.k3sm.io/wait chooses how the Jobs wait for a release', () => {
     apply(helmChart(ns, 'watcher', { ...spec, failurePolicy: 'abort' }));
 
     await chartInstalled(ns, 'legacy');
-    expect((await installArgs(ns, 'legacy')).filter((a) => a.startsWith('--wait'))).toEqual(['--wait=legacy']);
+    expect(await waitFlags(ns, 'legacy')).toEqual(['--wait=legacy']);
     expect(releaseRevisions(ns, 'legacy').map((r) => r.status)).toEqual(['deployed']);
 
     const failed = await chartFailed(ns, 'watcher');
     expect(conditionOf(failed, 'Failed')?.status).toBe('True');
-    expect((await installArgs(ns, 'watcher')).filter((a) => a.startsWith('--wait'))).toEqual(['--wait']);
+    expect(await waitFlags(ns, 'watcher')).toEqual(['--wait']);
     // helm ran the upgrade and gave up waiting on the object the legacy wait never looked at.
     expect(releaseRevisions(ns, 'watcher').map((r) => r.status)).toEqual(['failed']);
     const log = kubectl(['logs', '-n', ns, 'job/helm-install-watcher', '-c', HELM_CONTAINER]).stdout;
@@ -114,6 +115,6 @@ describe('helm.k3sm.io/wait chooses how the Jobs wait for a release', () => {
     const mended = ['annotate', '--overwrite', 'helmcharts.helm.k3sm.io', 'typo', '-n', ns, 'helm.k3sm.io/wait=legacy'];
     expect(kubectl(mended).status).toBe(0);
     await chartInstalled(ns, 'typo');
-    expect((await installArgs(ns, 'typo')).filter((a) => a.startsWith('--wait'))).toEqual(['--wait=legacy']);
+    expect(await waitFlags(ns, 'typo')).toEqual(['--wait=legacy']);
   });
 });

@@ -18,7 +18,7 @@ describe('the <group>/wait annotation chooses the wait helm runs with', () => {
   it.each([
     ['none', undefined, '--wait'],
     ["watcher (helm 4's default, spelt as the Job has always had it)", 'watcher', '--wait'],
-    ["legacy (helm 3's, as k3s's Jobs wait)", 'legacy', '--wait=legacy'],
+    ["legacy (helm 3's wait)", 'legacy', '--wait=legacy'],
   ])('%s: the install and the uninstall both wait with %s', (_, value, flag) => {
     expect(waitFlags(installArgsOf(value))).toEqual([flag]);
     expect(waitFlags(uninstallArgsOf(value))).toEqual([flag]);
