@@ -155,6 +155,10 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
         return;
       }
       s.lastFailure = { reason: result.reason, digest: desired.digest };
+      // The chart now says Failed, and a failed Job may have changed the release: the installed digest no longer
+      // says what runs, so a desired state changed back to it installs again (and says Installed) instead of
+      // leaving the chart Failed for a state it no longer has.
+      if (s.installedDigest !== undefined && patched('reinstall-after-failed-change')) s.installedDigest = undefined;
       if (result.kind === 'refused') {
         s.halted = { digest: desired.digest, generation: desired.generation, until: 'digest' };
         setPhase('Failed');

@@ -175,3 +175,48 @@ describe('a refused chart', () => {
     });
   });
 });
+
+describe('a failed or refused change, changed back to what is installed', () => {
+  it('a refusal: installs the installed state again, so the chart says Installed, not the refusal', async () => {
+    const cluster = new FakeCluster();
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('refused-back'));
+      const handle = await startChart(temporal.env, taskQueue, chart, desired('d1'), fast);
+      await waitForStatus(handle, 'd1 installed', (s) => s.phase === 'Installed');
+      cluster.refusal = { reason: 'InvalidCrds', message: 'annotation helm.k3sm.io/crds is "aply"' };
+      await handle.signal(desiredStateSignal, desired('d2'));
+      await waitForStatus(handle, 'd2 refused', (s) => s.phase === 'Failed');
+      cluster.refusal = undefined;
+      await handle.signal(desiredStateSignal, desired('d1'));
+      const after = await waitForStatus(handle, 'd1 installed again', (s) => s.phase === 'Installed');
+      expect(after).toMatchObject({ attempt: 3, installedDigest: 'd1' });
+      expect(after.lastFailure).toBeUndefined();
+      expect(cluster.installStarts.map((s) => s.attempt)).toEqual([1, 3]);
+      expect(cluster.statuses.at(-1)?.conditions).toContainEqual(
+        expect.objectContaining({ type: 'Failed', status: 'False' }),
+      );
+    });
+  });
+
+  it.each(['reinstall', 'retry'] as const)(
+    'a failed Job under %s: installs the installed state again, since the failed upgrade may have changed the release',
+    async (failurePolicy) => {
+      const cluster = new FakeCluster();
+      cluster.installOutcome = (n) => (n === 2 ? failed() : { outcome: 'succeeded' });
+      await withWorker(temporal.env, cluster, async (taskQueue) => {
+        const chart = ref(uniqueName(`failed-back-${failurePolicy}`));
+        // A long backoff: under reinstall, d1 arrives while the failed d2 waits to be tried again.
+        const slow = { backoffBaseSeconds: 600, backoffMaxSeconds: 600 };
+        const handle = await startChart(temporal.env, taskQueue, chart, desired('d1', { failurePolicy }), slow);
+        await waitForStatus(handle, 'd1 installed', (s) => s.phase === 'Installed');
+        await handle.signal(desiredStateSignal, desired('d2', { failurePolicy }));
+        const held = failurePolicy === 'reinstall' ? 'Backoff' : 'Failed';
+        await waitForStatus(handle, `d2 failed, ${held}`, (s) => s.phase === held);
+        await handle.signal(desiredStateSignal, desired('d1', { failurePolicy }));
+        const after = await waitForStatus(handle, 'd1 installed again', (s) => s.phase === 'Installed');
+        expect(after).toMatchObject({ attempt: 3, installedDigest: 'd1' });
+        expect(cluster.installStarts.map((s) => s.attempt)).toEqual([1, 2, 3]);
+      });
+    },
+  );
+});

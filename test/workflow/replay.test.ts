@@ -15,9 +15,14 @@ const fixtures = jsonIn('.');
 /**
  * Histories recorded by earlier shapes of the workflow, kept so runs started before a patch keep replaying:
  * before-lean-chart-history/ holds the scenarios as they ran before the patch lean-chart-history,
- * before-pause-waits-for-job-create/ a cancel while the Job was being created, before that patch.
+ * before-pause-waits-for-job-create/ a cancel while the Job was being created, before that patch,
+ * before-reinstall-after-failed-change/ a refused change changed back, which before that patch left the chart Failed.
  */
-const earlierShapes = ['before-lean-chart-history', 'before-pause-waits-for-job-create'];
+const earlierShapes = [
+  'before-lean-chart-history',
+  'before-pause-waits-for-job-create',
+  'before-reinstall-after-failed-change',
+];
 const replayed = [...fixtures, ...earlierShapes.flatMap((folder) => jsonIn(folder).map((f) => path.join(folder, f)))];
 
 beforeAll(() => {

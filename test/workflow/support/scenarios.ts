@@ -114,6 +114,24 @@ export const scenarios: Record<string, (env: TestWorkflowEnvironment) => Promise
       return pausedRun(env, cluster, first);
     });
   },
+
+  /** Installed, a change refused, then changed back: the installed state installs again (Installed); then delete. */
+  'refused-change-changed-back': async (env) => {
+    const cluster = new FakeCluster();
+    return withWorker(env, cluster, async (taskQueue) => {
+      const handle = await startChart(env, taskQueue, ref('replay-refused-back'), desired('d1'));
+      await waitForStatus(handle, 'Installed', (s) => s.phase === 'Installed');
+      cluster.refusal = { reason: 'InvalidCrds', message: 'annotation helm.k3sm.io/crds is "aply"' };
+      await handle.signal(desiredStateSignal, desired('d2'));
+      await waitForStatus(handle, 'Failed', (s) => s.phase === 'Failed');
+      cluster.refusal = undefined;
+      await handle.signal(desiredStateSignal, desired('d1'));
+      await waitForStatus(handle, 'Installed again', (s) => s.phase === 'Installed' && s.attempt === 3);
+      await handle.signal(deleteSignal, { uid: 'uid-1' });
+      await handle.result();
+      return runOf(handle);
+    });
+  },
 };
 
 /** The cancelled run `first`, once it has said HelmChartPaused and continued as new. */
