@@ -71,6 +71,10 @@ export function invalidWaitMessage(key: string, value: string, strategies: reado
   return `annotation ${key} is ${JSON.stringify(value)}; helm's wait strategies are ${strategies.join(' and ')}`;
 }
 
+export function invalidChoiceMessage(key: string, value: string, choices: readonly string[]): string {
+  return `annotation ${key} is ${JSON.stringify(value)}; its values are ${choices.join(' and ')}`;
+}
+
 export function valuesSecretNotFoundMessage(owner: string, secret: string): string {
   return `${owner} valuesSecrets names Secret ${secret}, which does not exist (set ignoreUpdates: true to make it optional)`;
 }

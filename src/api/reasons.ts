@@ -20,6 +20,10 @@ export const Reason = {
   InvalidBackOffLimit: 'InvalidBackOffLimit',
   /** The `<group>/wait` annotation names a wait strategy helm does not have. */
   InvalidWait: 'InvalidWait',
+  /** The `<group>/preflight` annotation is neither `run` nor `skip`. */
+  InvalidPreflight: 'InvalidPreflight',
+  /** The `<group>/crds` annotation is neither `report` nor `apply`. */
+  InvalidCrds: 'InvalidCrds',
   InvalidSet: 'InvalidSet',
   UnsupportedHelmVersion: 'UnsupportedHelmVersion',
   TooManyValuesSecrets: 'TooManyValuesSecrets',

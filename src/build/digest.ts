@@ -3,7 +3,6 @@ import {
   DEFAULT_DRIVER,
   DEFAULT_FAILURE_POLICY,
   readsSecret,
-  type ApiGroup,
   type HelmChart,
   type HelmChartConfig,
   type SecretData,
@@ -11,7 +10,7 @@ import {
 } from '../api/index.js';
 import { canonicalJson } from './canonical-json.js';
 import { resolveOptions, type BuildOptions } from './options.js';
-import { DEFAULT_WAIT, PREFLIGHT_SKIP, skipsPreflight, waitAnnotationKey } from './labels.js';
+import { choiceDigestState } from './choice-annotations.js';
 import { jobImage } from './pod.js';
 
 /**
@@ -25,15 +24,14 @@ import { jobImage } from './pod.js';
  * - the data of the keys read from values Secrets, except Secrets marked ignoreUpdates (k3s semantics: their
  *   changes do not trigger an upgrade). Keys a chart does not read do not count;
  * - the job image, when it comes from the operator's default rather than the spec;
- * - the annotation `<group>/preflight: skip` (labels.ts): it removes the Job's pre-flight, and a chart that fails
- *   pre-flight needs a new Job for the annotation to help. It counts only when set, so the digest of every chart
- *   without it is what it was before the annotation existed (no reinstall on upgrading helmflow);
- * - the annotation `<group>/wait` (labels.ts): `legacy` changes the install Job's helm command line, and a value
- *   that is refused must change the digest when it is mended, or the mended chart would look unchanged. It counts
- *   unless it is `watcher` (helm's default, the Job without it), for the same reason as pre-flight's;
- * Names, labels, other annotations and the generation do not count: they do not change what helm does. (The
- * `<group>/crds` annotation does not count either: the worker reads it from the chart when the Job prints its CRDs,
- * and it changes nothing in the Job.)
+ * - the annotations `<group>/preflight: skip` and `<group>/wait: legacy` (labels.ts), which change the install Job
+ *   (a chart that fails pre-flight needs a new Job for `skip` to help), and any value of those and of
+ *   `<group>/crds` that is refused, since mending it must be a change or the mended chart would look unchanged
+ *   (choice-annotations.ts). Their other values build the Jobs of no annotation and do not count, so the digest of
+ *   a chart without them is what it was before they existed (no reinstall on upgrading helmflow);
+ * Names, labels, other annotations and the generation do not count: they do not change what helm does. (`<group>/crds:
+ * apply` does not count either: the worker reads it from the chart when a Job prints its CRDs, and it changes
+ * nothing in the Job.)
  * It is an HMAC under the cluster's digest key: the digest is shown in status, Job annotations and workflow
  * history, and unkeyed it would let a reader confirm a guessed values Secret offline.
  */
@@ -50,16 +48,9 @@ export function desiredDigest(
     config: config === undefined ? null : configSpecState(config),
     secrets: secretState(chart, config, secrets),
     jobImage: jobImage(chart, resolved),
-    ...(skipsPreflight(chart.metadata.annotations, resolved.group) ? { preflight: PREFLIGHT_SKIP } : {}),
-    ...waitState(chart, resolved.group),
+    ...choiceDigestState(chart, resolved.group),
   };
   return createHmac('sha256', resolved.digestKey).update(canonicalJson(state)).digest('hex');
-}
-
-/** The wait annotation as the digest counts it: absent when helm's default is meant. */
-function waitState(chart: HelmChart, group: ApiGroup): { wait?: string } {
-  const wait = chart.metadata.annotations?.[waitAnnotationKey(group)];
-  return wait === undefined || wait === DEFAULT_WAIT ? {} : { wait };
 }
 
 /** unset, null, '', false, [] and {} all mean "not set" to k3s's Go types (omitempty). */

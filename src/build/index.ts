@@ -1,6 +1,7 @@
 import type { V1ClusterRoleBinding, V1ConfigMap, V1Job, V1Secret, V1ServiceAccount } from '@kubernetes/client-node';
 import { installProblems, type HelmChart, type HelmChartConfig, type Refusal, type SecretData } from '../api/index.js';
 import { chartContentConfigMap } from './chart-content.js';
+import { annotationRefusal } from './choice-annotations.js';
 import { clusterRoleBinding } from './cluster-role-binding.js';
 import { crdsJob } from './crds-job.js';
 import { deleteJob } from './delete-job.js';
@@ -11,7 +12,6 @@ import { serviceAccount } from './service-account.js';
 import { setEntries } from './set-args.js';
 import { valuesFiles } from './values-files.js';
 import { valuesSecret } from './values-secret.js';
-import { waitRefusal } from './wait-refusal.js';
 
 export * from './canonical-json.js';
 export { desiredDigest } from './digest.js';
@@ -72,7 +72,8 @@ export function buildInstall(input: InstallInput, buildOptions: BuildOptions = {
 /** Validates, then builds: a refusal (for the Failed condition) means no object may be created. */
 export function planInstall(input: InstallInput, buildOptions: BuildOptions = {}): InstallPlan {
   const { group } = resolveOptions(buildOptions);
-  const refusal = installProblems(input.chart, input.config, input.secrets ?? {})[0] ?? waitRefusal(input.chart, group);
+  const refusal =
+    installProblems(input.chart, input.config, input.secrets ?? {})[0] ?? annotationRefusal(input.chart, group);
   return refusal === undefined ? { ok: true, objects: buildInstall(input, buildOptions) } : { ok: false, refusal };
 }
 

@@ -56,25 +56,31 @@ export function chartSelector(chart: HelmChart, group: ApiGroup): string {
 
 /**
  * `<group>/crds: apply` on a HelmChart: helmflow server-side applies the chart's `crds/` when they are behind (helm
- * never upgrades them). Any other value, or none, only reports the difference. CRDs are never deleted.
+ * never upgrades them). `report`, or none, only reports the difference; any other value is refused
+ * (annotation-refusal.ts). CRDs are never deleted.
  */
 export function crdsAnnotationKey(group: ApiGroup): string {
   return `${group}/crds`;
 }
 
 export const CRDS_APPLY = 'apply';
+/** The values `<group>/crds` may have; the first is what no annotation means. */
+export const CRDS_CHOICES = ['report', CRDS_APPLY] as const;
 
 /**
  * `<group>/preflight: skip` on a HelmChart: its install Job runs no pre-flight (no `preflight` init container), so
- * `helm upgrade` is the first to fetch and render the chart. Any other value, or none, keeps pre-flight. It changes
- * the Job, so it is part of the desired-state digest (digest.ts): adding or removing it replaces the install Job.
- * The install Job that skips carries it too, so its reports can tell it from a Job made before pre-flight existed.
+ * `helm upgrade` is the first to fetch and render the chart. `run`, or none, keeps pre-flight; any other value is
+ * refused (annotation-refusal.ts). `skip` changes the Job, so it is part of the desired-state digest (digest.ts):
+ * adding or removing it replaces the install Job. The install Job that skips carries it too, so its reports can
+ * tell it from a Job made before pre-flight existed.
  */
 export function preflightAnnotationKey(group: ApiGroup): string {
   return `${group}/preflight`;
 }
 
 export const PREFLIGHT_SKIP = 'skip';
+/** The values `<group>/preflight` may have; the first is what no annotation means. */
+export const PREFLIGHT_CHOICES = ['run', PREFLIGHT_SKIP] as const;
 
 export function skipsPreflight(annotations: Readonly<Record<string, string>> | undefined, group: ApiGroup): boolean {
   return annotations?.[preflightAnnotationKey(group)] === PREFLIGHT_SKIP;
@@ -86,8 +92,8 @@ export function skipsPreflight(annotations: Readonly<Record<string, string>> | u
  * in the release's namespace until each of the release's own is ready, custom resources and Jobs included, so the
  * more objects of those kinds the namespace holds, the more each wait costs (bench/crowded-namespace.ts). `legacy` is
  * helm 3's (its only one): it polls the release's own objects and does not wait for Jobs or custom
- * resources. Any other value is refused (waitRefusal). `legacy` changes the Job, so it is part of the desired-state
- * digest (digest.ts); `watcher` and none are the same Job.
+ * resources. Any other value is refused (annotation-refusal.ts). `legacy` changes the Job, so it is part of the
+ * desired-state digest (digest.ts); `watcher` and none are the same Job.
  */
 export function waitAnnotationKey(group: ApiGroup): string {
   return `${group}/wait`;

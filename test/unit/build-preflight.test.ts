@@ -100,8 +100,8 @@ describe('a HelmChart annotated <group>/preflight: skip gets an install Job with
     ['no annotation: pre-flight, then crds', undefined, 'helm.k3sm.io', [PREFLIGHT_CONTAINER, CRDS_CONTAINER]],
     ['skip: crds only', { 'helm.k3sm.io/preflight': 'skip' }, 'helm.k3sm.io', [CRDS_CONTAINER]],
     [
-      'another value: pre-flight kept',
-      { 'helm.k3sm.io/preflight': 'true' },
+      "run (the default's own name): pre-flight kept",
+      { 'helm.k3sm.io/preflight': 'run' },
       'helm.k3sm.io',
       [PREFLIGHT_CONTAINER, CRDS_CONTAINER],
     ],
@@ -138,8 +138,8 @@ describe('a HelmChart annotated <group>/preflight: skip gets an install Job with
     const digestOf = (annotations: Record<string, string> | undefined) =>
       desiredDigest(helmChart(podinfoSpec, { annotations }), undefined, {});
     expect(digestOf({ 'helm.k3sm.io/preflight': 'skip' })).not.toBe(digestOf(undefined));
-    // Only when set: a chart without it keeps the digest it had before the annotation existed.
-    expect(digestOf({ 'helm.k3sm.io/preflight': 'true' })).toBe(digestOf(undefined));
+    // Only when it skips: a chart without it keeps the digest it had before the annotation existed.
+    expect(digestOf({ 'helm.k3sm.io/preflight': 'run' })).toBe(digestOf(undefined));
     expect(jobOf({ 'helm.k3sm.io/preflight': 'skip' }).metadata?.annotations?.['helmcharts.helm.k3sm.io/digest']).toBe(
       digestOf({ 'helm.k3sm.io/preflight': 'skip' }),
     );

@@ -70,6 +70,14 @@ const changes: [string, (s: State) => void][] = [
     'a <group>/wait annotation that is refused (mending it must look like a change)',
     (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/wait': 'lgacy' } }),
   ],
+  [
+    'a <group>/preflight annotation that is refused (neither run nor skip)',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'yes' } }),
+  ],
+  [
+    'a <group>/crds annotation that is refused (neither report nor apply)',
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/crds': 'aply' } }),
+  ],
 ];
 
 const keeps: [string, (s: State) => void][] = [
@@ -78,12 +86,16 @@ const keeps: [string, (s: State) => void][] = [
     (s) => (s.chart.metadata = { ...s.chart.metadata, labels: { a: 'b' }, annotations: { c: 'd' } }),
   ],
   [
-    'the <group>/crds annotation (read by the worker; it changes nothing in the Job)',
+    'the annotation <group>/crds: apply (read by the worker; it changes nothing in the Job)',
     (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/crds': 'apply' } }),
   ],
   [
-    'a <group>/preflight annotation of another value than skip',
-    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'yes' } }),
+    "the annotation <group>/crds: report (the default's own name)",
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/crds': 'report' } }),
+  ],
+  [
+    "the annotation <group>/preflight: run (the default's own name, the Job without it)",
+    (s) => (s.chart.metadata = { ...s.chart.metadata, annotations: { 'helm.k3sm.io/preflight': 'run' } }),
   ],
   [
     "the annotation <group>/wait: watcher (helm 4's default, the Job without it)",
@@ -139,6 +151,20 @@ describe('desiredDigest', () => {
     const s = base();
     change(s);
     expect(digestOf(s)).toBe(digestOf(base()));
+  });
+
+  it.each([
+    ['preflight', 'Skip', ['run', 'skip']],
+    ['crds', 'aply', ['report', 'apply']],
+    ['wait', 'lgacy', ['watcher', 'legacy']],
+  ])('sees mending a refused <group>/%s (%j) to any of its values, or removing it, as a change', (name, bad, good) => {
+    const annotated = (value: string | undefined) => {
+      const s = base();
+      if (value !== undefined)
+        s.chart.metadata = { ...s.chart.metadata, annotations: { [`helm.k3sm.io/${name}`]: value } };
+      return digestOf(s);
+    };
+    for (const value of [undefined, ...good]) expect(annotated(value)).not.toBe(annotated(bad));
   });
 
   it('ignores the operator default image when spec.jobImage names one', () => {
