@@ -85,7 +85,7 @@ async function prepare(c: ChartSteps, s: ChartState, t: ChartTarget, crds: CrdsH
 /**
  * Runs `create`, the steps that may create the attempt's Job, with `c.creatingJob` set, out of reach of a cancel
  * of the attempt: a step cancelled mid-call goes on on its worker and could create the Job after the next step (a
- * pause's Job deletion, an uninstall's) looked for it, so the workflow lets it end first (chart.ts). Runs recorded
+ * pause's Job deletion, an uninstall's) looked for it, so the workflow lets it end first (install.ts). Runs recorded
  * before the patch pause-waits-for-job-create cancelled it at once on a Temporal cancel, and still do on replay.
  */
 async function creatingJob<T>(c: ChartSteps, create: () => Promise<T>): Promise<T> {

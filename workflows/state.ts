@@ -100,17 +100,6 @@ export function termAfter(held: number | undefined, incoming: number | undefined
 }
 
 /**
- * What a failed attempt leads to under the chart's failurePolicy: hold until the spec changes (abort), until
- * anything in the desired state changes (retry), or back off and reinstall. The same for a failed Job and for a
- * step the apiserver refused for good.
- */
-export function holdAfterFailure(policy: DesiredState['failurePolicy']): 'generation' | 'digest' | 'backoff' {
-  if (policy === 'abort') return 'generation';
-  if (policy === 'retry') return 'digest';
-  return 'backoff';
-}
-
-/**
  * Whether the chart's suspension changed since its status last said so: suspended (the annotation) and not yet
  * reported, or reported and no longer suspended. Pure: the main loop waits on it.
  */

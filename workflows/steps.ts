@@ -45,8 +45,8 @@ export interface ChartSteps {
   lean: boolean;
   /**
    * True while a step that creates the install Job runs. A new spec, a delete and a Temporal cancel then wait for
-   * it (see chart.ts): the step goes on on its worker after a cancel, and could create the Job after the next step
-   * looked for it to delete.
+   * it (install.ts, untilJobCreated): the step goes on on its worker after a cancel, and could create the Job after
+   * the next step looked for it to delete.
    */
   creatingJob: boolean;
   ref: ChartRef;

@@ -2,7 +2,6 @@ import type { ChartRef, DesiredState } from '../../workflows/contract.js';
 import { defaultTuning } from '../../workflows/contract.js';
 import {
   dependenciesToReport,
-  holdAfterFailure,
   initialState,
   isStaleDesired,
   phaseAfterResume,
@@ -137,16 +136,6 @@ describe('isStaleDesired', () => {
     expect(termAfter(3, undefined)).toBe(3);
     expect(termAfter(3, 2)).toBe(3);
     expect(termAfter(3, 4)).toBe(4);
-  });
-});
-
-describe('holdAfterFailure', () => {
-  it.each([
-    ['abort', 'generation'],
-    ['retry', 'digest'],
-    ['reinstall', 'backoff'],
-  ] as const)('failurePolicy %s → %s', (policy, expected) => {
-    expect(holdAfterFailure(policy)).toBe(expected);
   });
 });
 
