@@ -69,3 +69,22 @@ describe('a pre-flight or crds annotation of a value helmflow does not know is r
     expect(releaseRevisions(ns, 'kept').map((r) => r.status)).toEqual(['superseded', 'deployed']);
   });
 });
+
+describe('a refusal of an installed chart whose cause is undone', () => {
+  it('a values Secret deleted, then recreated with the same data: refused, then installed again', async () => {
+    const ns = await freshNamespace('secret-back');
+    const secret = { metadata: { name: 'values' }, stringData: { 'values.yaml': 'greeting: hello\n' } };
+    await clients().core.createNamespacedSecret({ namespace: ns, body: secret });
+    const spec = { chartContent: tiny.chartContent, valuesSecrets: [{ name: 'values', keys: ['values.yaml'] }] };
+    apply(helmChart(ns, 'reads', spec));
+    await chartInstalled(ns, 'reads');
+
+    await clients().core.deleteNamespacedSecret({ name: 'values', namespace: ns });
+    await refused(ns, 'reads', 'ValuesSecretNotFound', 'names Secret values, which does not exist');
+    expect(releaseRevisions(ns, 'reads').map((r) => r.status)).toEqual(['deployed']);
+
+    await clients().core.createNamespacedSecret({ namespace: ns, body: secret });
+    await chartInstalled(ns, 'reads');
+    expect(releaseRevisions(ns, 'reads').map((r) => r.status)).toEqual(['superseded', 'deployed']);
+  });
+});
