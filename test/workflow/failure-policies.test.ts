@@ -219,4 +219,24 @@ describe('a failed or refused change, changed back to what is installed', () => 
       });
     },
   );
+
+  it('a failed Job under abort: the same generation changed back waits; a new generation installs it again', async () => {
+    const cluster = new FakeCluster();
+    cluster.installOutcome = (n) => (n === 2 ? failed() : { outcome: 'succeeded' });
+    await withWorker(temporal.env, cluster, async (taskQueue) => {
+      const chart = ref(uniqueName('failed-back-abort'));
+      const abort = (digest: string, generation: number) => desired(digest, { generation, failurePolicy: 'abort' });
+      const handle = await startChart(temporal.env, taskQueue, chart, abort('d1', 1), fast);
+      await waitForStatus(handle, 'd1 installed', (s) => s.phase === 'Installed');
+      await handle.signal(desiredStateSignal, abort('d2', 2));
+      await waitForStatus(handle, 'd2 failed, held', (s) => s.phase === 'Failed');
+      // A values Secret changed back: the digest returns, the generation does not; abort holds the failed Job.
+      await handle.signal(desiredStateSignal, abort('d1', 2));
+      const events = await untilSignalHandled(handle);
+      expect(scheduledActivities(events).filter((a) => a === 'prepareInstall')).toHaveLength(2);
+      await handle.signal(desiredStateSignal, abort('d1', 3));
+      const after = await waitForStatus(handle, 'd1 installed again', (s) => s.phase === 'Installed');
+      expect(after).toMatchObject({ attempt: 3, installedDigest: 'd1' });
+    });
+  });
 });
