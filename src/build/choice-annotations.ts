@@ -8,6 +8,7 @@ import {
 } from '../api/index.js';
 import {
   CRDS_CHOICES,
+  DEFAULT_WAIT,
   PREFLIGHT_CHOICES,
   WAIT_STRATEGIES,
   crdsAnnotationKey,
@@ -24,7 +25,8 @@ interface ChoiceAnnotation {
   choices: readonly string[];
   sameJobs: readonly string[];
   digestName: string;
-  refusal: (key: string, value: string) => Refusal;
+  reason: Reason;
+  message: (key: string, value: string, choices: readonly string[]) => string;
 }
 
 const CHOICE_ANNOTATIONS: readonly ChoiceAnnotation[] = [
@@ -33,10 +35,8 @@ const CHOICE_ANNOTATIONS: readonly ChoiceAnnotation[] = [
     choices: PREFLIGHT_CHOICES,
     sameJobs: ['run'],
     digestName: 'preflight',
-    refusal: (key, value) => ({
-      reason: Reason.InvalidPreflight,
-      message: invalidChoiceMessage(key, value, PREFLIGHT_CHOICES),
-    }),
+    reason: Reason.InvalidPreflight,
+    message: invalidChoiceMessage,
   },
   {
     key: crdsAnnotationKey,
@@ -44,14 +44,16 @@ const CHOICE_ANNOTATIONS: readonly ChoiceAnnotation[] = [
     // The worker reads it when a Job prints the chart's CRDs; it changes nothing in any Job.
     sameJobs: CRDS_CHOICES,
     digestName: 'crds',
-    refusal: (key, value) => ({ reason: Reason.InvalidCrds, message: invalidChoiceMessage(key, value, CRDS_CHOICES) }),
+    reason: Reason.InvalidCrds,
+    message: invalidChoiceMessage,
   },
   {
     key: waitAnnotationKey,
     choices: WAIT_STRATEGIES,
-    sameJobs: ['watcher'],
+    sameJobs: [DEFAULT_WAIT],
     digestName: 'wait',
-    refusal: (key, value) => ({ reason: Reason.InvalidWait, message: invalidWaitMessage(key, value, WAIT_STRATEGIES) }),
+    reason: Reason.InvalidWait,
+    message: invalidWaitMessage,
   },
 ];
 
@@ -65,7 +67,8 @@ export function annotationRefusal(chart: HelmChart, group: ApiGroup): Refusal | 
   for (const annotation of CHOICE_ANNOTATIONS) {
     const key = annotation.key(group);
     const value = chart.metadata.annotations?.[key];
-    if (value !== undefined && !annotation.choices.includes(value)) return annotation.refusal(key, value);
+    if (value !== undefined && !annotation.choices.includes(value))
+      return { reason: annotation.reason, message: annotation.message(key, value, annotation.choices) };
   }
   return undefined;
 }

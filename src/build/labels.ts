@@ -57,7 +57,7 @@ export function chartSelector(chart: HelmChart, group: ApiGroup): string {
 /**
  * `<group>/crds: apply` on a HelmChart: helmflow server-side applies the chart's `crds/` when they are behind (helm
  * never upgrades them). `report`, or none, only reports the difference; any other value is refused
- * (annotation-refusal.ts). CRDs are never deleted.
+ * (choice-annotations.ts). CRDs are never deleted.
  */
 export function crdsAnnotationKey(group: ApiGroup): string {
   return `${group}/crds`;
@@ -70,7 +70,7 @@ export const CRDS_CHOICES = ['report', CRDS_APPLY] as const;
 /**
  * `<group>/preflight: skip` on a HelmChart: its install Job runs no pre-flight (no `preflight` init container), so
  * `helm upgrade` is the first to fetch and render the chart. `run`, or none, keeps pre-flight; any other value is
- * refused (annotation-refusal.ts). `skip` changes the Job, so it is part of the desired-state digest (digest.ts):
+ * refused (choice-annotations.ts). `skip` changes the Job, so it is part of the desired-state digest (digest.ts):
  * adding or removing it replaces the install Job. The install Job that skips carries it too, so its reports can
  * tell it from a Job made before pre-flight existed.
  */
@@ -92,7 +92,7 @@ export function skipsPreflight(annotations: Readonly<Record<string, string>> | u
  * in the release's namespace until each of the release's own is ready, custom resources and Jobs included, so the
  * more objects of those kinds the namespace holds, the more each wait costs (bench/crowded-namespace.ts). `legacy` is
  * helm 3's (its only one): it polls the release's own objects and does not wait for Jobs or custom
- * resources. Any other value is refused (annotation-refusal.ts). `legacy` changes the Job, so it is part of the
+ * resources. Any other value is refused (choice-annotations.ts). `legacy` changes the Job, so it is part of the
  * desired-state digest (digest.ts); `watcher` and none are the same Job.
  */
 export function waitAnnotationKey(group: ApiGroup): string {
