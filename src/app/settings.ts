@@ -43,7 +43,7 @@ export interface Settings {
   /** The apiserver port bootstrap Jobs reach on the host network. */
   apiServerPort: number | undefined;
   tuning: Partial<Tuning> | undefined;
-  /** Activity slots per worker: each chart waiting on its Job holds one (DESIGN "Waiting for a Job at scale"). */
+  /** Activity slots per worker: each chart waiting on its Job holds one (README, Configuration). */
   activitySlots: number;
   /** helmflow's install Jobs running at once, cluster-wide; a chart past it waits for a slot before its Job. */
   maxRunningJobs: number;

@@ -10,7 +10,7 @@ export function waitArg(wait: WaitStrategy): string {
 }
 
 /**
- * `helm upgrade --install` as DESIGN.md "The Job" spells it. Every path is relative to the container's working
+ * `helm upgrade --install` as the README's "Using it" spells it. Every path is relative to the container's working
  * directory, so the native node can run the same arguments with the volumes materialised in its sandbox. Values
  * appear as file paths, never as text, except the integers, booleans and nulls of spec.set (see set-args.ts).
  */

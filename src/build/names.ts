@@ -1,4 +1,4 @@
-/** The names of a HelmChart's objects: a contract with k3s users (seed 000), so never change them. */
+/** The names of a HelmChart's objects: a contract with k3s users (test/e2e/seed-coverage.md), so never change them. */
 
 export const serviceAccountName = (chartName: string): string => `helm-${chartName}`;
 

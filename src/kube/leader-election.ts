@@ -9,7 +9,7 @@ import { kubeLeaseClient, type LeaseClient } from './lease-client.js';
 
 /**
  * Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: only one controller
- * watches and signals at a time (seed 000, "What Runs"). Every write carries the resourceVersion that was read,
+ * watches and signals at a time (test/e2e/seed-coverage.md, "What Runs"). Every write carries the resourceVersion that was read,
  * so two candidates racing for a free Lease cannot both win. Expiry is judged by this process's own clock from
  * the moment it last saw the record change, never by comparing the holder's timestamps with ours, so clock skew
  * between servers cannot hand the Lease over early. Every Lease call is bounded by the renew deadline (the HTTP

@@ -1,6 +1,6 @@
 import type { HelmChartStatus } from '../api/index.js';
 
-/** What `helmflow chart check` asserts of a release, as seed 002's helm check verb does. */
+/** What `helmflow chart check` asserts of a release (README, "The release as it is"). */
 export interface ReleaseAssertions {
   status?: string;
   minRevision?: number;

@@ -12,7 +12,7 @@ function args(spec: HelmChartSpec, config?: HelmChartConfigSpec, secrets: Instal
 }
 
 describe('install command line', () => {
-  it("is exactly DESIGN.md's command for the seed's podinfo example", () => {
+  it("is exactly the README's command for the seed's podinfo example", () => {
     expect(args(podinfoSpec)).toEqual([
       'upgrade',
       '--install',

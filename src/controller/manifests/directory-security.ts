@@ -2,7 +2,7 @@ import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Whoever can write the auto-deploy directory can start a cluster-admin install (seed 000, "The Job Identity"),
+ * Whoever can write the auto-deploy directory can start a cluster-admin install (its Job runs as cluster-admin),
  * so the directory, each directory above it, and each file must be writable only by root. The controller's own
  * user is trusted too: it holds the admin credentials already (a development stack runs unprivileged).
  */

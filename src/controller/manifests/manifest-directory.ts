@@ -13,7 +13,7 @@ import { isManifestFileName, parseManifest } from './parse.js';
 import { MANIFEST_EVENTS_NAMESPACE } from './rbac.js';
 
 /**
- * The auto-deploy directory (seed 000): every *.yaml, *.yml and *.json file in it is applied at start, on each
+ * The auto-deploy directory (README, Operations): every *.yaml, *.yml and *.json file in it is applied at start, on each
  * change (fs.watch), and on every resync sweep, since a watch can miss events and a deleted object should come
  * back while its file remains. Removing a file deletes nothing: the objects it created stay, as in k3s.
  *
