@@ -5,7 +5,7 @@
 // with the steps of the slowest chart's workflow: when each was scheduled, started, and ended, and which attempt),
 // the peak number of install Jobs running at once, the process's peak memory and its memory once every
 // chart is installed (each split: main-thread heap, outside it, the rest) — the figures behind
-// DESIGN.md's "Waiting for a Job at scale" (one shared Job watch per worker; an activity slot per wait).
+// the design of waiting for Jobs at scale (one shared Job watch per worker; an activity slot per wait).
 // --slots S runs the worker with S activity slots (the --activity-slots setting): with fewer slots than charts,
 // waits queue for a slot, and the figures show what that costs. --workflow-cache W keeps W chart workflows in the
 // worker's memory (the --workflow-cache setting): fewer cost replays, more cost memory. --runtime tsx runs the

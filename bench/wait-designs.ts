@@ -1,4 +1,4 @@
-// What waiting costs Temporal, for the two designs of DESIGN.md "Waiting for a Job at scale":
+// What waiting costs Temporal, for the two designs a chart workflow could wait for its Job with:
 //  (a) an activity per waiting Job that heartbeats (helmflow's awaitJob: heartbeatTimeout 30 s, a heartbeat per
 //      1 s look, sent on by the SDK at most every 24 s), holding one activity slot per waiting chart;
 //  (b) a durable timer plus a Job-status signal, a short "read the Job" activity each time the timer fires.

@@ -1,4 +1,4 @@
-// The two ways a chart workflow can wait for its Job (DESIGN.md, "Waiting for a Job at scale"), stripped of
+// The two ways a chart workflow can wait for its Job, stripped of
 // everything else so that only the waiting pattern is measured. Bundled by the bench's worker.
 import { condition, defineSignal, proxyActivities, setHandler, type ActivityOptions } from '@temporalio/workflow';
 import type { JobOutcome, WaitActivities } from './activities.js';
