@@ -8,7 +8,7 @@ import {
   type CrdLike,
   type HelmChart,
 } from '../src/api/index.js';
-import { CRDS_APPLY, CRDS_CONTAINER, crdsAnnotationKey, settingsOf } from '../src/build/index.js';
+import { CRDS_APPLY, CRDS_CONTAINER, crdsAnnotationKey, chartSettingsOf } from '../src/build/index.js';
 import { isNotFound } from '../src/kube/client.js';
 import { releaseStored } from '../src/kube/helm-releases.js';
 import { readChart } from './charts.js';
@@ -58,7 +58,7 @@ async function clusterCrd(deps: ActivityDeps, name: string): Promise<CrdLike | u
 
 /** Whether helm has a record of the release (its storage driver's Secrets or ConfigMaps), so helm will upgrade it. */
 export async function releaseExists(deps: ActivityDeps, chart: HelmChart): Promise<boolean> {
-  const { release, targetNamespace, driver } = settingsOf(chart, undefined);
+  const { release, targetNamespace, driver } = chartSettingsOf(chart, undefined);
   return releaseStored(deps.core, targetNamespace, release, driver);
 }
 

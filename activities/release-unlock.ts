@@ -1,4 +1,4 @@
-import { settingsOf } from '../src/build/settings.js';
+import { chartSettingsOf } from '../src/build/settings.js';
 import { unlockPendingRelease } from '../src/kube/helm-releases.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -19,7 +19,7 @@ export async function unlockAbandonedRelease(deps: ActivityDeps, target: ChartTa
   if (pods.some((pod) => pod.status?.phase === 'Running')) return;
   const chart = await readChart(deps, target);
   if (chart === undefined) return;
-  const { release, targetNamespace, driver } = settingsOf(chart);
+  const { release, targetNamespace, driver } = chartSettingsOf(chart);
   const unlocked = await unlockPendingRelease(deps.core, targetNamespace, release, driver, jobName);
   if (unlocked === undefined) return;
   await recordEvent(deps, target, {

@@ -1,5 +1,5 @@
 import type { HelmChart } from '../src/api/index.js';
-import { settingsOf } from '../src/build/settings.js';
+import { chartSettingsOf } from '../src/build/settings.js';
 import { latestRelease } from '../src/kube/helm-releases.js';
 import { sameRelease, summarize, type ReleaseSummary } from '../src/release/summary.js';
 import { readChart } from './charts.js';
@@ -12,7 +12,7 @@ import type { ChartTarget, ReleaseObservation } from './types.js';
  * through the chart's storage driver; null when none is stored (never installed, or uninstalled by hand).
  */
 export async function releaseOf(deps: ActivityDeps, chart: HelmChart): Promise<ReleaseSummary | null> {
-  const { release, targetNamespace, driver } = settingsOf(chart);
+  const { release, targetNamespace, driver } = chartSettingsOf(chart);
   const record = await latestRelease(deps.core, targetNamespace, release, driver);
   return record === undefined ? null : summarize(record);
 }

@@ -7,7 +7,7 @@ import { crdsJobName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
 import { helmPodSpec, type JobVolume } from './pod.js';
-import { settingsOf } from './settings.js';
+import { chartSettingsOf } from './settings.js';
 import { chartSource } from './source.js';
 
 /** Kept ten minutes after it ends, like the delete Job: its log is the chart's `crds/` that were compared. */
@@ -26,7 +26,7 @@ export function crdsJob(
   options: ResolvedOptions,
 ): V1Job {
   const { group } = options;
-  const settings = settingsOf(chart, config);
+  const settings = chartSettingsOf(chart, config);
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'crds' };
   const egress = egressAnnotations(source);

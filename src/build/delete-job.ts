@@ -5,7 +5,7 @@ import { actionLabelKey, chartLabels, jobWaitStrategy } from './labels.js';
 import { deleteJobName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { helmPodSpec } from './pod.js';
-import { settingsOf } from './settings.js';
+import { chartSettingsOf } from './settings.js';
 
 /** Kept ten minutes after it finishes, for inspection (seed: Deleting a Chart). */
 export const DELETE_JOB_TTL_SECONDS = 600;
@@ -18,7 +18,7 @@ export const DELETE_JOB_TTL_SECONDS = 600;
  */
 export function deleteJob(chart: HelmChart, options: ResolvedOptions): V1Job {
   const { group } = options;
-  const settings = settingsOf(chart);
+  const settings = chartSettingsOf(chart);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'delete' };
   return {
     apiVersion: 'batch/v1',

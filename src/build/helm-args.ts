@@ -1,5 +1,5 @@
 import { setEntries } from './set-args.js';
-import type { Settings } from './settings.js';
+import type { ChartSettings } from './settings.js';
 import type { ChartSource } from './source.js';
 import type { ValuesFile } from './values-files.js';
 import { DEFAULT_WAIT, type WaitStrategy } from './labels.js';
@@ -15,7 +15,7 @@ export function waitArg(wait: WaitStrategy): string {
  * appear as file paths, never as text, except the integers, booleans and nulls of spec.set (see set-args.ts).
  */
 export function installArgs(
-  settings: Settings,
+  settings: ChartSettings,
   source: ChartSource,
   files: readonly ValuesFile[],
   set: Readonly<Record<string, number | string>> | undefined,
@@ -46,7 +46,7 @@ export const PREFLIGHT_OUTPUT_DIR = 'tmp/preflight';
  * empty manifest, so those failures show only at helm upgrade.
  */
 export function preflightArgs(
-  settings: Settings,
+  settings: ChartSettings,
   source: ChartSource,
   files: readonly ValuesFile[],
   set: Readonly<Record<string, number | string>> | undefined,
@@ -82,7 +82,7 @@ function valuesArgs(
 }
 
 /** `helm uninstall`; --ignore-not-found so deleting a chart that never installed succeeds. */
-export function uninstallArgs(settings: Settings, wait: WaitStrategy = DEFAULT_WAIT): string[] {
+export function uninstallArgs(settings: ChartSettings, wait: WaitStrategy = DEFAULT_WAIT): string[] {
   return [
     'uninstall',
     settings.release,

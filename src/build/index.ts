@@ -22,7 +22,7 @@ export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from
 export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
 export { waitArg } from './helm-args.js';
 export { CRDS_JOB_TTL_SECONDS, crdsStepOf, type CrdsKnowledge, type CrdsStep } from './crds-job.js';
-export { settingsOf, type Settings } from './settings.js';
+export { chartSettingsOf, type ChartSettings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';
 export { setEntries, setStringText, type SetEntries } from './set-args.js';
 export { valuesFiles, type ValuesFile } from './values-files.js';

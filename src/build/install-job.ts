@@ -16,7 +16,7 @@ import { installJobName, valuesSecretName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { ownerReference } from './owner.js';
 import { CRDS_CONTAINER, PREFLIGHT_CONTAINER, helmPodSpec, type InitStep, type JobVolume } from './pod.js';
-import { settingsOf } from './settings.js';
+import { chartSettingsOf } from './settings.js';
 import { chartSource } from './source.js';
 import { VALUES_DIR, type ValuesFile } from './values-files.js';
 
@@ -48,7 +48,7 @@ export function installJob(
   options: ResolvedOptions,
 ): V1Job {
   const { group } = options;
-  const settings = settingsOf(chart, config);
+  const settings = chartSettingsOf(chart, config);
   const source = chartSource(chart.spec);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'install' };
   const egress = egressAnnotations(source);

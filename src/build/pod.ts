@@ -4,7 +4,7 @@ import { BOOTSTRAP_NODE_SELECTOR, bootstrapEnv, bootstrapTolerations } from './b
 import { serviceAccountName } from './names.js';
 import type { ResolvedOptions } from './options.js';
 import { containerSecurityContext, podSecurityContext } from './security.js';
-import type { Settings } from './settings.js';
+import type { ChartSettings } from './settings.js';
 
 /**
  * The container's working directory. Every path helm is given (values files, chart archive, its own state) is
@@ -31,7 +31,7 @@ function stateVolumes(): JobVolume[] {
   return [emptyDirVolume('helm-state', HELM_STATE_DIR), emptyDirVolume('tmp', TMP_DIR)];
 }
 
-function helmEnv(settings: Settings): V1EnvVar[] {
+function helmEnv(settings: ChartSettings): V1EnvVar[] {
   return [
     { name: 'HELM_DRIVER', value: settings.driver },
     { name: 'HELM_CACHE_HOME', value: `${HELM_STATE_DIR}/cache` },
@@ -69,7 +69,7 @@ export interface InitStep {
  */
 export function helmPodSpec(
   chart: HelmChart,
-  settings: Settings,
+  settings: ChartSettings,
   options: ResolvedOptions,
   args: string[],
   volumes: readonly JobVolume[],

@@ -12,7 +12,7 @@ import {
 } from '../api/index.js';
 
 /** The settings of one install, after defaults and the HelmChartConfig overrides. */
-export interface Settings {
+export interface ChartSettings {
   release: string;
   namespace: string;
   targetNamespace: string;
@@ -32,7 +32,7 @@ export interface Settings {
 
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
-export function settingsOf(chart: HelmChart, config?: HelmChartConfig): Settings {
+export function chartSettingsOf(chart: HelmChart, config?: HelmChartConfig): ChartSettings {
   const spec = chart.spec;
   const overlay = config?.spec ?? {};
   // Validation refuses a bad timeout; a builder still never emits a Job without a deadline.

@@ -4,7 +4,7 @@ import { Log } from '../kube/k8s.js';
 import type { Command } from 'commander';
 import { PassThrough } from 'node:stream';
 import { installJobName } from '../build/names.js';
-import { settingsOf } from '../build/settings.js';
+import { chartSettingsOf } from '../build/settings.js';
 import { releaseHistory } from '../kube/helm-releases.js';
 import { checkRelease } from '../release/assertions.js';
 import { summarize } from '../release/summary.js';
@@ -154,7 +154,7 @@ export function registerInspectCommands(chart: Command): void {
       const output = parseOutput(opts.output, ['text', 'json', 'yaml']);
       const ref = ctx.ref(target);
       const chart = await ctx.readChart(ref);
-      const { targetNamespace, release, driver } = settingsOf(chart);
+      const { targetNamespace, release, driver } = chartSettingsOf(chart);
       const [attempts, releases] = await Promise.all([
         workflowAttempts(ctx, ref),
         releaseHistory(ctx.core, targetNamespace, release, driver).then((all) => all.map(summarize)),

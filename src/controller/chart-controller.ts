@@ -12,7 +12,7 @@ import {
   type SecretData,
 } from '../api/index.js';
 import type { BuildOptions } from '../build/options.js';
-import { settingsOf } from '../build/settings.js';
+import { chartSettingsOf } from '../build/settings.js';
 import { latestReleaseLabels } from '../kube/helm-releases.js';
 import { secretText } from '../kube/secret-data.js';
 import { chartWorkflowId, type ChartRef, type DesiredState, type Tuning } from '../../workflows/contract.js';
@@ -315,7 +315,7 @@ export class ChartController {
    */
   private async checkRelease(key: string, ref: ChartRef, chart: HelmChart, urgency: Urgency): Promise<void> {
     if (isUnmanaged(chart.metadata.annotations, this.config.group)) return;
-    const { targetNamespace, release, driver } = settingsOf(chart, this.configOf(chart));
+    const { targetNamespace, release, driver } = chartSettingsOf(chart, this.configOf(chart));
     if (driver !== 'secret') return;
     const moved = await movedRelease({
       stored: () => latestReleaseLabels(this.core, targetNamespace, release),

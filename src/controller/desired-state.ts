@@ -12,7 +12,7 @@ import {
 } from '../api/index.js';
 import { desiredDigest } from '../build/digest.js';
 import type { BuildOptions } from '../build/options.js';
-import { settingsOf } from '../build/settings.js';
+import { chartSettingsOf } from '../build/settings.js';
 import type { DesiredState } from '../../workflows/contract.js';
 import { dependencyHold, type ChartLookup } from './dependencies.js';
 
@@ -61,7 +61,7 @@ export function decide(
       uid: chart.metadata.uid,
       generation: chart.metadata.generation ?? 0,
       digest: desiredDigest(chart, config, secrets, build),
-      failurePolicy: settingsOf(chart, config).failurePolicy,
+      failurePolicy: chartSettingsOf(chart, config).failurePolicy,
       ...(isSuspended(chart.metadata.annotations) ? { suspended: true as const } : {}),
       ...(dependencies === undefined ? {} : { dependencies }),
     },

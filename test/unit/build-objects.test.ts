@@ -7,7 +7,7 @@ import {
   buildInstall,
   chartSelector,
   planInstall,
-  settingsOf,
+  chartSettingsOf,
   type InstallInput,
 } from '../../src/build/index.js';
 import { readPins } from '../../src/config/pins.js';
@@ -325,7 +325,9 @@ describe('settings', () => {
     ['the HelmChartConfig leaves it when unset', { failurePolicy: 'abort' }, {}, 'abort'],
   ] as const)('%s', (_, spec, config, policy) => {
     const chart = helmChart({ chart: oci, ...spec });
-    expect(settingsOf(chart, config === undefined ? undefined : helmChartConfig(config)).failurePolicy).toBe(policy);
+    expect(chartSettingsOf(chart, config === undefined ? undefined : helmChartConfig(config)).failurePolicy).toBe(
+      policy,
+    );
   });
 });
 
