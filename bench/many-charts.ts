@@ -39,13 +39,13 @@ import { startStack, stopStack } from '../src/devstack/stack.js';
 process.env.HELMFLOW_TEST_STACK_DIR ??= path.join(tmpdir(), 'helmflow-bench-many-stack');
 process.env.HELMFLOW_TEST_PORT_OFFSET ??= '2800';
 const { helmflowSettings, productionLeaseTimings } = await import('../test/e2e/support/helmflow.js');
-const { resolveSettings } = await import('../src/app/settings.js');
+const { settingsOf } = await import('../src/app/settings.js');
 const { installCrds } = await import('../test/e2e/support/crds.js');
 const { testLayout } = await import('../test/e2e/support/stack.js');
 const { describeMemory, idleRssMiB, installMany, memoryOf, percentile, runtimes, startRun } =
   await import('./helmflow-run.js');
 
-const defaults = resolveSettings({}, {});
+const defaults = settingsOf();
 const flags = benchCommand('many-charts', 'N chartContent HelmCharts applied at once to one `helmflow run`')
   .option('--charts <n>', 'charts applied at once', wholeNumber(1), 40)
   .option('--slots <n>', "the worker's activity slots", wholeNumber(1), defaults.activitySlots)

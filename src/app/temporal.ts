@@ -1,7 +1,7 @@
 import { Client, Connection, type TLSConfig } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
-import type { Settings } from './settings.js';
+import type { ConnectionSettings, Settings } from './settings.js';
 
 /** What both the client's and the worker's connections are given: the same server, the same security. */
 export interface TemporalConnectionOptions {
@@ -52,7 +52,7 @@ export function connectionOptionsOf(
  * A client whose connection is made on first use, so the controller starts (and keeps watching) while Temporal
  * is down; its signals fail, are retried with backoff, and go through once Temporal is back.
  */
-export function temporalClient(settings: Settings): Client {
+export function temporalClient(settings: ConnectionSettings): Client {
   const connection = Connection.lazy(connectionOptionsOf(settings));
   return new Client({ connection, namespace: settings.temporalNamespace });
 }

@@ -5,9 +5,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { BatchV1Api, CoreV1Api, CustomObjectsApi } from '../kube/k8s.js';
 import type { Client } from '@temporalio/client';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { API_VERSION, HELM_CHART_PLURAL, type ApiGroup, type HelmChart } from '../api/index.js';
-import { resolveSettings, type Settings } from '../app/settings.js';
+import { connectionSettingKeys, settingOptions, type SettingValues } from '../app/setting-specs.js';
+import { connectionSettingsOf, type ConnectionSettings } from '../app/settings.js';
 import { temporalClient } from '../app/temporal.js';
 import { isNotFound } from '../kube/client.js';
 import { resolveKubeConfig } from '../kube/kubeconfig.js';
@@ -15,36 +16,26 @@ import { chartWorkflowId, type ChartRef } from '../../workflows/contract.js';
 import { CliError, ExitCode } from './errors.js';
 import { temporalUiLink } from './format.js';
 
-/** The flags every operator command takes, each with its environment variable as the README lists. */
+/** The flags every operator command takes: the processes' own connection settings, and the Temporal UI's address. */
 export function withConnectionOptions(command: Command): Command {
-  return command
-    .option('--group <group>', 'API group [$HELMFLOW_GROUP]')
-    .option(
-      '--kubeconfig <path>',
-      'kubeconfig (else in-cluster, $KUBECONFIG, k3s, ~/.kube/config) [$HELMFLOW_KUBECONFIG]',
-    )
-    .option('--temporal-address <host:port>', 'Temporal frontend [$TEMPORAL_ADDRESS]')
-    .option('--temporal-namespace <ns>', 'Temporal namespace [$TEMPORAL_NAMESPACE]')
-    .option(
-      '--temporal-ui <url>',
-      'the Temporal UI, for links [$HELMFLOW_TEMPORAL_UI]',
-      process.env.HELMFLOW_TEMPORAL_UI ?? 'http://127.0.0.1:8233',
-    );
+  for (const option of settingOptions(connectionSettingKeys)) command.addOption(option);
+  return command.addOption(
+    new Option('--temporal-ui <url>', 'the Temporal UI, for links')
+      .env('HELMFLOW_TEMPORAL_UI')
+      .default('http://127.0.0.1:8233'),
+  );
 }
 
-export type ConnectionOptions = Record<string, unknown> & { temporalUi?: string };
+/** What commander hands an operator command: the connection settings, parsed, and the UI's address. */
+export type ConnectionOptions = Pick<SettingValues, (typeof connectionSettingKeys)[number]> & { temporalUi: string };
 
 export class CliContext {
-  readonly settings: Settings;
+  readonly settings: ConnectionSettings;
   private kubeConfig: KubeConfig | undefined;
   private client: Client | undefined;
 
   constructor(readonly options: ConnectionOptions) {
-    try {
-      this.settings = resolveSettings(options);
-    } catch (err) {
-      throw new CliError((err as Error).message, ExitCode.usage);
-    }
+    this.settings = connectionSettingsOf(options);
   }
 
   get group(): ApiGroup {
@@ -74,11 +65,7 @@ export class CliContext {
   }
 
   uiLink(ref: ChartRef): string {
-    return temporalUiLink(
-      this.options.temporalUi ?? 'http://127.0.0.1:8233',
-      this.settings.temporalNamespace,
-      chartWorkflowId(ref),
-    );
+    return temporalUiLink(this.options.temporalUi, this.settings.temporalNamespace, chartWorkflowId(ref));
   }
 
   /** `<namespace>/<name>` as a chart of this context's group, or a usage error saying how to write it. */

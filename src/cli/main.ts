@@ -15,7 +15,13 @@ const program = new Command('helmflow')
   .description('Installs Helm charts the way k3s does, each HelmChart run as a durable Temporal workflow.')
   .version(packageJson.version)
   // Usage errors exit 2 (README "Exit codes"); set before the commands so each inherits it.
-  .exitOverride();
+  .exitOverride()
+  // commander's own errors (a bad option value, an unknown flag) read as helmflow's do: one line, `helmflow: `.
+  .configureOutput({
+    outputError: (message, write) => {
+      write(message.replace(/^error: /u, 'helmflow: '));
+    },
+  });
 registerStackCommands(program);
 registerToolCommands(program);
 registerProcessCommands(program);

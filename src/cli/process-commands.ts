@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { runRoles, type Role } from '../app/run.js';
-import { resolveSettings, settingSpecs } from '../app/settings.js';
+import { settingOptions, type SettingValues } from '../app/setting-specs.js';
+import { settingsOf } from '../app/settings.js';
 import { createLogger } from '../config/logger.js';
+import { ExitCode } from './errors.js';
 
 function withSettings(command: Command): Command {
-  for (const spec of settingSpecs) command.option(spec.flag, `${spec.help} [$${spec.env}]`);
+  for (const option of settingOptions()) command.addOption(option);
   return command;
 }
 
@@ -15,9 +17,16 @@ export function registerProcessCommands(program: Command): void {
     ['run', 'controller and worker in one process'],
   ];
   for (const [role, description] of roles) {
-    withSettings(program.command(role).description(description)).action(async (options: Record<string, unknown>) => {
-      const log = createLogger(`helmflow-${role}`);
-      await runRoles(role, resolveSettings(options), log);
+    const command: Command = withSettings(program.command(role).description(description));
+    command.action(async (options: SettingValues) => {
+      let settings;
+      try {
+        settings = settingsOf(options);
+      } catch (err) {
+        // Each value was checked as commander read it; a rule between settings is a usage error too.
+        command.error(`error: ${(err as Error).message}`, { exitCode: ExitCode.usage });
+      }
+      await runRoles(role, settings, createLogger(`helmflow-${role}`));
       process.exit(0);
     });
   }

@@ -4,7 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { settingSpecs } from '../../src/app/settings.js';
+import { settingSpecs } from '../../src/app/setting-specs.js';
 import { repoRoot } from '../../src/config/pins.js';
 import { get } from '../../src/lib/http.js';
 import { waitFor, WaitAborted } from '../../src/lib/wait.js';
@@ -214,7 +214,7 @@ describe('the image of the Dockerfile, laid out without Docker', () => {
     expect(stage.entrypoint).toEqual(['node', pkg.bin.helmflow]);
     expect(statSync(path.join(app, 'dist', 'workflow-bundle.js')).isFile()).toBe(true);
     // The port the image exposes is helmflow's default HTTP port.
-    expect(stage.expose).toEqual([settingSpecs.find((s) => s.env === 'HELMFLOW_HTTP_PORT')?.def]);
+    expect(stage.expose).toEqual([String(settingSpecs.httpPort.def)]);
 
     await installCrds('helm.k3sm.io');
     const layout = testLayout();

@@ -95,6 +95,17 @@ describe('the operator CLI against real charts', () => {
     const wrong = helmflowCli(['get', '-o', 'xml']);
     expect(wrong.status).toBe(2);
     expect(oneLineError(wrong.stderr)).toBe('helmflow: -o must be one of table, json, yaml, not xml');
+    // A setting's value is checked as it is read, for the operator commands and the processes alike.
+    const group = helmflowCli(['get', '--group', 'helm.example.com']);
+    expect(group.status).toBe(2);
+    expect(oneLineError(group.stderr)).toBe(
+      "helmflow: option '--group <group>' argument 'helm.example.com' is invalid. Expected helm.k3sm.io or helm.cattle.io.",
+    );
+    const slots = helmflowCli(['run', '--max-running-jobs', '0'], { connection: false });
+    expect(slots.status).toBe(2);
+    expect(oneLineError(slots.stderr)).toBe(
+      "helmflow: option '--max-running-jobs <n>' argument '0' is invalid. Expected a whole number of at least 1.",
+    );
   });
 
   it('`chart status` reads as a summary (or JSON), `chart logs` shows the Job log, `chart history` both histories', async () => {

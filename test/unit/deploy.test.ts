@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse, parseAllDocuments } from 'yaml';
 import { API_GROUPS, crdFilePath, renderCrdsYaml } from '../../src/api/index.js';
-import { settingSpecs } from '../../src/app/settings.js';
+import { settingSpecs } from '../../src/app/setting-specs.js';
 import { manifestRbacFilePath, renderManifestRbacYaml } from '../../src/controller/manifests/index.js';
 import { SHUTDOWN_EXIT_SECONDS } from '../../src/worker/shutdown.js';
 
@@ -14,7 +14,7 @@ interface Kustomization {
   resources: string[];
 }
 const kustomization = parse(read('deploy/kustomization.yaml')) as Kustomization;
-const settingEnvs: string[] = settingSpecs.map((s) => s.env);
+const settingEnvs: string[] = Object.values(settingSpecs).map((s) => s.env);
 
 describe('deploy/: generated files are what the sources generate', () => {
   // Helm installs crds/ before the templates and never upgrades or deletes it (seeds 003/004): the CRDs are

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from '../../src/config/pins.js';
-import { settingSpecs } from '../../src/app/settings.js';
+import { settingSpecs } from '../../src/app/setting-specs.js';
 
 /** The README's settings table: each row's flags (first column) and environment variables (second column). */
 function readmeSettingsRows(): { flags: string[]; envs: string[] }[] {
@@ -20,10 +20,11 @@ function readmeSettingsRows(): { flags: string[]; envs: string[] }[] {
 
 describe("the README's settings table", () => {
   const rows = readmeSettingsRows();
-  const flagOf = (spec: (typeof settingSpecs)[number]) => spec.flag.split(' ')[0];
+  const specs = Object.values(settingSpecs);
+  const flagOf = (spec: (typeof specs)[number]) => spec.flag.split(' ')[0];
 
   it('names every setting, with its own environment variable in the same row', () => {
-    for (const spec of settingSpecs) {
+    for (const spec of specs) {
       const row = rows.find((r) => r.flags.includes(flagOf(spec) ?? ''));
       expect({ flag: spec.flag, inRow: row !== undefined }).toEqual({ flag: spec.flag, inRow: true });
       expect(row?.envs).toContain(spec.env);
@@ -31,8 +32,8 @@ describe("the README's settings table", () => {
   });
 
   it('names no flag or variable that is not a setting', () => {
-    const flags = new Set(settingSpecs.map(flagOf));
-    const envs = new Set<string>(settingSpecs.map((spec) => spec.env));
+    const flags = new Set(specs.map(flagOf));
+    const envs = new Set<string>(specs.map((spec) => spec.env));
     for (const row of rows) {
       for (const flag of row.flags) expect({ flag, known: flags.has(flag) }).toEqual({ flag, known: true });
       for (const env of row.envs) expect({ env, known: envs.has(env) }).toEqual({ env, known: true });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { resolveSettings } from '../../src/app/settings.js';
 import { connectionOptionsOf } from '../../src/app/temporal.js';
+import { parseSettings } from '../e2e/support/settings.js';
 
 // Files are "read" by name, so the mapping is checked without any on disk.
 const read = (file: string) => Buffer.from(`contents of ${file}`);
-const optionsFor = (env: NodeJS.ProcessEnv) => connectionOptionsOf(resolveSettings({}, env), read);
+const optionsFor = (env: NodeJS.ProcessEnv) => connectionOptionsOf(parseSettings([], env), read);
 
 describe('Temporal connection options from the settings', () => {
   it.each<[string, NodeJS.ProcessEnv, unknown]>([
@@ -54,7 +54,9 @@ describe('Temporal connection options from the settings', () => {
   });
 
   it('refuses a TEMPORAL_TLS that is neither true nor false', () => {
-    expect(() => resolveSettings({}, { TEMPORAL_TLS: 'yes' })).toThrow(/--temporal-tls must be true or false, not yes/);
+    expect(() => parseSettings([], { TEMPORAL_TLS: 'yes' })).toThrow(
+      "option '--temporal-tls <true|false>' value 'yes' from env 'TEMPORAL_TLS' is invalid. Expected true or false.",
+    );
   });
 
   it('never puts the API key in an error message', () => {

@@ -3,8 +3,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { deepStrictEqual } from 'node:assert';
 import path from 'node:path';
 import type { ControllerHooks } from '../../../src/app/controller-process.js';
-import { resolveSettings, settingSpecs, optionKey, type Settings } from '../../../src/app/settings.js';
+import { type Settings } from '../../../src/app/settings.js';
 import { repoRoot } from '../../../src/config/pins.js';
+import { parseSettings } from './settings.js';
 
 /** The compiled CLI (`npm run build`), the `helmflow` of package.json's `bin` and of the image. */
 export const compiledMain = path.join(repoRoot, 'dist', 'src', 'cli', 'main.js');
@@ -64,17 +65,12 @@ export function settingsArgs(settings: Settings): string[] {
     '--resync-seconds': String(settings.resyncSeconds),
     '--disable-leader-election': settings.disableLeaderElection ? 'true' : undefined,
   };
-  const options: Record<string, unknown> = {};
   const args: string[] = [];
   for (const [flag, value] of Object.entries(values)) {
-    if (value === undefined) continue;
-    // A switch's spec is the bare flag; a valued one's is `--flag <value>`.
-    const isSwitch = settingSpecs.some((s) => s.flag === flag);
-    options[optionKey(flag)] = isSwitch ? true : value;
-    args.push(isSwitch ? flag : `${flag}=${value}`);
+    if (value !== undefined) args.push(`${flag}=${value}`);
   }
   // A setting added to Settings but not above would silently take its default in the process: refuse that.
-  deepStrictEqual(resolveSettings(options, {}), settings, 'a setting is not passed to the helmflow process');
+  deepStrictEqual(parseSettings(args), settings, 'a setting is not passed to the helmflow process');
   return args;
 }
 

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolveSettings, type Settings } from '../../../src/app/settings.js';
+import { settingsOf, type Settings } from '../../../src/app/settings.js';
 import { installCrds } from './crds.js';
 import { spawnHelmflow, type ProcessHooks } from './helmflow-process.js';
 import { testLayout } from './stack.js';
@@ -39,7 +39,7 @@ export function helmflowSettings(overrides: Partial<Settings> = {}): Settings {
   const layout = testLayout();
   const id = `${process.pid}-${fileToken}-${counter}`;
   return {
-    ...resolveSettings({}, {}),
+    ...settingsOf(),
     kubeconfig: layout.adminKubeconfig,
     temporalAddress: layout.temporalAddress,
     taskQueue: `helmflow-e2e-${id}`,
@@ -62,7 +62,7 @@ export function productionLeaseTimings(): Pick<
   Settings,
   'leaseDurationSeconds' | 'leaseRenewDeadlineSeconds' | 'leaseRetryPeriodSeconds'
 > {
-  const { leaseDurationSeconds, leaseRenewDeadlineSeconds, leaseRetryPeriodSeconds } = resolveSettings({}, {});
+  const { leaseDurationSeconds, leaseRenewDeadlineSeconds, leaseRetryPeriodSeconds } = settingsOf();
   return { leaseDurationSeconds, leaseRenewDeadlineSeconds, leaseRetryPeriodSeconds };
 }
 
