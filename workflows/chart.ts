@@ -52,38 +52,38 @@ export interface ChartWorkflowInput {
 export type ChartWorkflowResult = 'deleted';
 
 export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<ChartWorkflowResult> {
-  const s: ChartState = input.state ?? initialState(input.ref, { ...defaultTuning, ...input.tuning });
-  const { ref } = s;
+  const state: ChartState = input.state ?? initialState(input.ref, { ...defaultTuning, ...input.tuning });
+  const { ref } = state;
 
   setHandler(desiredStateSignal, (desired) => {
-    if (isStaleDesired(s, desired)) return;
-    s.term = termAfter(s.term, desired.term);
-    acceptDesired(s, desired);
+    if (isStaleDesired(state, desired)) return;
+    state.term = termAfter(state.term, desired.term);
+    acceptDesired(state, desired);
   });
   setHandler(deleteSignal, (request) => {
-    if (s.uid === undefined) s.uid = request.uid;
-    if (request.uid !== s.uid) return;
-    s.deleteRequested = true;
-    if (request.keepRelease === true) s.keepRelease = true;
+    if (state.uid === undefined) state.uid = request.uid;
+    if (request.uid !== state.uid) return;
+    state.deleteRequested = true;
+    if (request.keepRelease === true) state.keepRelease = true;
   });
   setHandler(retrySignal, (request) => {
-    if (request.token !== undefined && request.token === s.lastRetryToken) return;
-    if (request.token !== undefined) s.lastRetryToken = request.token;
-    s.retryRequest = request;
+    if (request.token !== undefined && request.token === state.lastRetryToken) return;
+    if (request.token !== undefined) state.lastRetryToken = request.token;
+    state.retryRequest = request;
   });
-  setHandler(statusQuery, () => statusOf(s));
+  setHandler(statusQuery, () => statusOf(state));
   setHandler(releaseChangedSignal, () => {
-    s.releaseStale = true;
+    state.releaseStale = true;
   });
 
   // Decided once, here: patched() may answer differently later in a run that replays into live execution.
-  const c = chartSteps(s, patched('lean-chart-history'));
-  c.publishSearchAttributes();
+  const chart = chartSteps(state, patched('lean-chart-history'));
+  chart.publishSearchAttributes();
 
-  const continueWith = async (state: ChartState): Promise<never> => {
+  const continueWith = async (next: ChartState): Promise<never> => {
     // Shielded: after a Temporal cancel the root scope stays cancelled, and a cancellable wait would end the run.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
-    return continueAsNew<typeof helmChartWorkflow>({ ref, state });
+    return continueAsNew<typeof helmChartWorkflow>({ ref, state: next });
   };
 
   try {
@@ -91,58 +91,59 @@ export async function helmChartWorkflow(input: ChartWorkflowInput): Promise<Char
       // Also woken by Temporal's suggestion: signals alone (a controller resyncing) grow an idle run's history.
       await condition(
         () =>
-          s.deleteRequested ||
-          s.retryRequest !== undefined ||
-          wantsInstall(s) ||
-          suspensionToReport(s) !== undefined ||
-          dependenciesToReport(s) !== undefined ||
-          s.releaseStale === true ||
+          state.deleteRequested ||
+          state.retryRequest !== undefined ||
+          wantsInstall(state) ||
+          suspensionToReport(state) !== undefined ||
+          dependenciesToReport(state) !== undefined ||
+          state.releaseStale === true ||
           workflowInfo().continueAsNewSuggested,
       );
-      if (s.deleteRequested) {
-        await uninstall(c, s);
+      if (state.deleteRequested) {
+        await uninstall(chart, state);
         // A chart recreated under this name during the delete starts over in a fresh run.
-        if (s.successor !== undefined) {
-          const next = { ...initialState(ref, s.tuning), uid: s.successor.uid, desired: s.successor };
+        if (state.successor !== undefined) {
+          const next = { ...initialState(ref, state.tuning), uid: state.successor.uid, desired: state.successor };
           return await continueWith(next);
         }
         return 'deleted';
       }
-      const suspension = suspensionToReport(s);
-      if (suspension !== undefined) await reportSuspension(c, s, suspension);
-      const dependencies = dependenciesToReport(s);
-      if (dependencies !== undefined) await reportDependencies(c, s, dependencies);
-      if (s.retryRequest !== undefined) await acceptRetry(c, s);
-      else if (s.phase === 'Paused' && !s.paused) await unpausedBySpec(c, s);
-      if (wantsInstall(s)) await install(c, s);
-      if (s.releaseStale === true) {
-        s.releaseStale = false;
-        await recordRelease(c);
+      const suspension = suspensionToReport(state);
+      if (suspension !== undefined) await reportSuspension(chart, state, suspension);
+      const dependencies = dependenciesToReport(state);
+      if (dependencies !== undefined) await reportDependencies(chart, state, dependencies);
+      if (state.retryRequest !== undefined) await acceptRetry(chart, state);
+      else if (state.phase === 'Paused' && !state.paused) await unpausedBySpec(chart, state);
+      if (wantsInstall(state)) await install(chart, state);
+      if (state.releaseStale === true) {
+        state.releaseStale = false;
+        await recordRelease(chart);
       }
-      if (workflowInfo().continueAsNewSuggested) return await continueWith(s);
+      if (workflowInfo().continueAsNewSuggested) return await continueWith(state);
     }
   } catch (err) {
     if (!isCancellation(err)) throw err;
     // The pause must find the Job to delete it.
-    await CancellationScope.nonCancellable(() => untilJobCreated(c, 'pause-waits-for-job-create'));
-    await CancellationScope.nonCancellable(() => pause(c, s));
+    await CancellationScope.nonCancellable(() => untilJobCreated(chart, 'pause-waits-for-job-create'));
+    await CancellationScope.nonCancellable(() => pause(chart, state));
     // A fresh run, so the chart can be cancelled again later.
-    return await continueWith(s);
+    return await continueWith(state);
   }
 }
 
 /** A new desired state: a change of uid means the chart was recreated; during a delete it waits its turn. */
-function acceptDesired(s: ChartState, desired: DesiredState): void {
-  if (s.uid !== undefined && desired.uid !== s.uid) {
-    if (s.deleteRequested) {
-      s.successor = desired;
+function acceptDesired(state: ChartState, desired: DesiredState): void {
+  if (state.uid !== undefined && desired.uid !== state.uid) {
+    if (state.deleteRequested) {
+      state.successor = desired;
       return;
     }
     // The old chart vanished without a delete reaching us (its finalizer was removed by hand): start over.
-    Object.assign(s, { ...initialState(s.ref, s.tuning), uid: desired.uid, desired });
+    Object.assign(state, { ...initialState(state.ref, state.tuning), uid: desired.uid, desired });
     return;
   }
-  s.uid = desired.uid;
-  if (s.paused && s.desired !== undefined && desired.generation !== s.desired.generation) s.paused = false;
-  s.desired = desired;
+  state.uid = desired.uid;
+  if (state.paused && state.desired !== undefined && desired.generation !== state.desired.generation)
+    state.paused = false;
+  state.desired = desired;
 }

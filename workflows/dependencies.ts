@@ -18,21 +18,21 @@ const eventReason: Record<DependencyHold['reason'], ChartEventReason> = {
 };
 
 export async function reportDependencies(
-  c: ChartSteps,
-  s: ChartState,
+  chart: ChartSteps,
+  state: ChartState,
   change: DependencyHold | 'ready',
 ): Promise<void> {
-  const previous = s.dependenciesReported;
-  s.dependenciesReported = change === 'ready' ? undefined : change;
+  const previous = state.dependenciesReported;
+  state.dependenciesReported = change === 'ready' ? undefined : change;
   const refused = change !== 'ready' && change.reason !== DependenciesReadyCondition.notReady;
   // A refusal is the chart's last failure until the annotations change; a wait is not a failure.
-  const digest = s.desired?.digest;
-  if (refused && digest !== undefined) s.lastFailure = { reason: change.reason, digest };
-  else if (previous !== undefined && s.lastFailure?.reason === previous.reason) s.lastFailure = undefined;
-  setCurrentDetails(change === 'ready' ? '' : `${c.where}: ${change.message}`);
-  const phase = s.suspendReported === true ? 'Suspended' : phaseAfterResume(s);
-  c.setPhase(phase);
-  if (s.uid === undefined) return;
+  const digest = state.desired?.digest;
+  if (refused && digest !== undefined) state.lastFailure = { reason: change.reason, digest };
+  else if (previous !== undefined && state.lastFailure?.reason === previous.reason) state.lastFailure = undefined;
+  setCurrentDetails(change === 'ready' ? '' : `${chart.where}: ${change.message}`);
+  const phase = state.suspendReported === true ? 'Suspended' : phaseAfterResume(state);
+  chart.setPhase(phase);
+  if (state.uid === undefined) return;
   const condition =
     change === 'ready'
       ? {
@@ -47,8 +47,8 @@ export async function reportDependencies(
           reason: change.reason,
           message: change.message,
         };
-  await c.setStatus(c.target(), { phase, conditions: [condition] });
-  await c.recordEvent(c.target(), {
+  await chart.setStatus(chart.target(), { phase, conditions: [condition] });
+  await chart.recordEvent(chart.target(), {
     type: refused ? 'Warning' : 'Normal',
     reason: change === 'ready' ? ChartEventReason.DependenciesReady : eventReason[change.reason],
     message: condition.message,

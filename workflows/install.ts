@@ -6,28 +6,28 @@ import { CancellationScope, condition, isCancellation, patched, workflowInfo } f
 import { afterAttempt, type AttemptDecision } from './after-attempt.js';
 import { attempt } from './attempt.js';
 import { supersedes, type ChartState } from './state.js';
-import { act, waitingCall, type ChartSteps } from './steps.js';
+import { activities, waitingCall, type ChartSteps } from './steps.js';
 
 /**
  * Waits while a step creates the Job (attempt.ts, creatingJob), so the next step finds the Job to delete or
  * replace: a step cancelled mid-call goes on on its worker. `patch` is asked only when a Job is being created, so
  * runs recorded before it replay, and a plain install pays no marker.
  */
-export async function untilJobCreated(c: ChartSteps, patch: string): Promise<void> {
-  if (c.creatingJob && patched(patch)) await condition(() => !c.creatingJob);
+export async function untilJobCreated(chart: ChartSteps, patch: string): Promise<void> {
+  if (chart.creatingJob && patched(patch)) await condition(() => !chart.creatingJob);
 }
 
 /** Runs `work` until it ends or the chart's desired state moves past `digest`; then cancels it. */
 async function interruptible<T>(
-  c: ChartSteps,
-  s: ChartState,
+  chart: ChartSteps,
+  state: ChartState,
   digest: string,
   work: () => Promise<T>,
 ): Promise<T | 'interrupted'> {
   const workScope = new CancellationScope();
   const watchScope = new CancellationScope();
   const running = workScope.run(work);
-  const superseded = watchScope.run(() => condition(() => supersedes(s, digest)));
+  const superseded = watchScope.run(() => condition(() => supersedes(state, digest)));
   superseded.catch(() => undefined);
   try {
     const first = await Promise.race([
@@ -36,7 +36,7 @@ async function interruptible<T>(
     ]);
     if (first !== 'superseded') return first.value;
     // The next step (a delete's, or the next attempt's) must find the Job: its install could outlive an uninstall.
-    await untilJobCreated(c, 'job-create-ends-before-cancel');
+    await untilJobCreated(chart, 'job-create-ends-before-cancel');
     workScope.cancel();
     try {
       await running;
@@ -49,27 +49,27 @@ async function interruptible<T>(
   }
 }
 
-export async function install(c: ChartSteps, s: ChartState): Promise<void> {
+export async function install(chart: ChartSteps, state: ChartState): Promise<void> {
   for (;;) {
-    const desired = s.desired;
+    const desired = state.desired;
     // A suspend or a dependency hold that arrived during a backoff stops the loop; runs recorded before either
     // existed never carry one.
     if (desired === undefined || desired.suspended === true || desired.dependencies !== undefined) return;
-    s.attempt += 1;
-    c.setPhase('Installing');
-    const result = await interruptible(c, s, desired.digest, () => attempt(c, s));
-    const decision = afterAttempt(s, desired, result === 'interrupted' ? { kind: 'interrupted' } : result);
-    apply(c, s, decision);
+    state.attempt += 1;
+    chart.setPhase('Installing');
+    const result = await interruptible(chart, state, desired.digest, () => attempt(chart, state));
+    const decision = afterAttempt(state, desired, result === 'interrupted' ? { kind: 'interrupted' } : result);
+    apply(chart, state, decision);
     if (decision.then === 'return') return;
     const { backoffSeconds: seconds, deleteJob } = decision.then;
     if (deleteJob !== undefined) {
-      await act.deleteJob.executeWithOptions(
+      await activities.deleteJob.executeWithOptions(
         { ...waitingCall, summary: `Delete failed Job ${deleteJob} (failurePolicy reinstall)` },
-        [c.ref, deleteJob],
+        [chart.ref, deleteJob],
       );
     }
-    const superseded = await condition(() => supersedes(s, desired.digest), `${seconds} seconds`, {
-      summary: `Back off ${seconds}s before reinstalling ${c.ref.name} (failure ${s.failures})`,
+    const superseded = await condition(() => supersedes(state, desired.digest), `${seconds} seconds`, {
+      summary: `Back off ${seconds}s before reinstalling ${chart.ref.name} (failure ${state.failures})`,
     });
     // A chart that keeps failing stays in this loop: hand over to a fresh run between attempts when suggested.
     if (superseded || workflowInfo().continueAsNewSuggested) return;
@@ -77,9 +77,9 @@ export async function install(c: ChartSteps, s: ChartState): Promise<void> {
 }
 
 /** Applies a decision's state, forgetting and phase, in that order (the patch marker before the phase's upsert). */
-function apply(c: ChartSteps, s: ChartState, decision: AttemptDecision): void {
-  Object.assign(s, decision.set);
-  if (decision.forget !== undefined && patched(decision.forget)) s.installedDigest = undefined;
-  if (decision.phase !== 'settled') c.setPhase(decision.phase);
-  else if (s.phase === 'Installing') c.setPhase(s.installedDigest === undefined ? 'Pending' : 'Installed');
+function apply(chart: ChartSteps, state: ChartState, decision: AttemptDecision): void {
+  Object.assign(state, decision.set);
+  if (decision.forget !== undefined && patched(decision.forget)) state.installedDigest = undefined;
+  if (decision.phase !== 'settled') chart.setPhase(decision.phase);
+  else if (state.phase === 'Installing') chart.setPhase(state.installedDigest === undefined ? 'Pending' : 'Installed');
 }

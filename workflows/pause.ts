@@ -6,15 +6,15 @@ import { installJobName } from '../src/build/names.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 import { PausedCondition } from '../src/api/reasons.js';
 import type { ChartState } from './state.js';
-import { act, waitingCall, type ChartSteps } from './steps.js';
+import { activities, waitingCall, type ChartSteps } from './steps.js';
 
 /** Temporal cancel: stop the current attempt, delete its Job, and hold until the spec changes or a retry. */
-export async function pause(c: ChartSteps, s: ChartState): Promise<void> {
-  const { ref, personWaiting } = c;
-  s.paused = true;
-  c.setPhase('Paused');
-  if (s.uid === undefined) return;
-  await act.deleteJob.executeWithOptions(
+export async function pause(chart: ChartSteps, state: ChartState): Promise<void> {
+  const { ref, personWaiting } = chart;
+  state.paused = true;
+  chart.setPhase('Paused');
+  if (state.uid === undefined) return;
+  await activities.deleteJob.executeWithOptions(
     {
       ...waitingCall,
       ...personWaiting,
@@ -23,46 +23,46 @@ export async function pause(c: ChartSteps, s: ChartState): Promise<void> {
     [ref, installJobName(ref.name)],
   );
   const message = 'cancelled through Temporal: paused until the spec changes or a retry is requested';
-  await c.setStatus(
-    c.target(),
+  await chart.setStatus(
+    chart.target(),
     {
       phase: 'Paused',
       conditions: [{ type: PausedCondition.type, status: 'True', reason: PausedCondition.cancelled, message }],
     },
     personWaiting,
   );
-  await c.recordEvent(c.target(), { type: 'Normal', reason: ChartEventReason.Paused, message }, personWaiting);
+  await chart.recordEvent(chart.target(), { type: 'Normal', reason: ChartEventReason.Paused, message }, personWaiting);
 }
 
 /** A retry signal: ends a pause or a failure hold, and reruns the install even when nothing changed. */
-export async function acceptRetry(c: ChartSteps, s: ChartState): Promise<void> {
-  const { personWaiting } = c;
-  const request = s.retryRequest;
-  s.retryRequest = undefined;
+export async function acceptRetry(chart: ChartSteps, state: ChartState): Promise<void> {
+  const { personWaiting } = chart;
+  const request = state.retryRequest;
+  state.retryRequest = undefined;
   if (request === undefined) return;
-  const wasPaused = s.paused;
-  s.paused = false;
-  s.halted = undefined;
-  s.failures = 0;
+  const wasPaused = state.paused;
+  state.paused = false;
+  state.halted = undefined;
+  state.failures = 0;
   // helm upgrade --install converges, so rerunning an installed state is harmless.
-  s.installedDigest = undefined;
-  if (s.uid === undefined || s.desired === undefined) return;
+  state.installedDigest = undefined;
+  if (state.uid === undefined || state.desired === undefined) return;
   const message = `retry requested by ${request.requestedBy}${wasPaused ? '; the chart is no longer paused' : ''}`;
-  await c.setStatus(
-    c.target(),
+  await chart.setStatus(
+    chart.target(),
     {
       conditions: [{ type: PausedCondition.type, status: 'False', reason: PausedCondition.retryRequested, message }],
     },
     personWaiting,
   );
-  await c.recordEvent(c.target(), { type: 'Normal', reason: ChartEventReason.Retry, message }, personWaiting);
+  await chart.recordEvent(chart.target(), { type: 'Normal', reason: ChartEventReason.Retry, message }, personWaiting);
 }
 
 /** A new generation of the spec ended a pause (chart.ts acceptDesired): the chart must stop saying it is paused. */
-export async function unpausedBySpec(c: ChartSteps, s: ChartState): Promise<void> {
-  if (s.uid === undefined || s.desired === undefined) return;
-  const message = `generation ${s.desired.generation} of the spec arrived; the chart is no longer paused`;
-  await c.setStatus(c.target(), {
+export async function unpausedBySpec(chart: ChartSteps, state: ChartState): Promise<void> {
+  if (state.uid === undefined || state.desired === undefined) return;
+  const message = `generation ${state.desired.generation} of the spec arrived; the chart is no longer paused`;
+  await chart.setStatus(chart.target(), {
     conditions: [{ type: PausedCondition.type, status: 'False', reason: PausedCondition.specChanged, message }],
   });
 }

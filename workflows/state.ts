@@ -64,20 +64,33 @@ export function initialState(ref: ChartRef, tuning: Tuning): ChartState {
 }
 
 /** Whether an install should run now. Pure: the workflow's main loop waits on it. */
-export function wantsInstall(s: ChartState): boolean {
-  const d = s.desired;
-  if (d === undefined || s.paused || s.deleteRequested || d.suspended === true || d.dependencies !== undefined)
+export function wantsInstall(state: ChartState): boolean {
+  const desired = state.desired;
+  if (
+    desired === undefined ||
+    state.paused ||
+    state.deleteRequested ||
+    desired.suspended === true ||
+    desired.dependencies !== undefined
+  )
     return false;
-  if (s.halted !== undefined) {
-    const same = s.halted.until === 'generation' ? d.generation === s.halted.generation : d.digest === s.halted.digest;
+  if (state.halted !== undefined) {
+    const same =
+      state.halted.until === 'generation'
+        ? desired.generation === state.halted.generation
+        : desired.digest === state.halted.digest;
     if (same) return false;
   }
-  return d.digest !== s.installedDigest;
+  return desired.digest !== state.installedDigest;
 }
 
 /** The running attempt must stop: the chart is being deleted, its desired state moved on, or a retry was asked. */
-export function supersedes(s: ChartState, digest: string): boolean {
-  return s.deleteRequested || s.retryRequest !== undefined || (s.desired !== undefined && s.desired.digest !== digest);
+export function supersedes(state: ChartState, digest: string): boolean {
+  return (
+    state.deleteRequested ||
+    state.retryRequest !== undefined ||
+    (state.desired !== undefined && state.desired.digest !== digest)
+  );
 }
 
 /**
@@ -133,15 +146,15 @@ export function phaseAfterResume(s: Pick<ChartState, 'paused' | 'lastFailure' | 
   return s.installedDigest === undefined ? 'Pending' : 'Installed';
 }
 
-export function statusOf(s: ChartState): ChartStatus {
+export function statusOf(state: ChartState): ChartStatus {
   return {
-    ref: s.ref,
-    uid: s.uid,
-    phase: s.phase,
-    desiredDigest: s.desired?.digest,
-    installedDigest: s.installedDigest,
-    attempt: s.attempt,
-    jobName: s.jobName,
-    lastFailure: s.lastFailure,
+    ref: state.ref,
+    uid: state.uid,
+    phase: state.phase,
+    desiredDigest: state.desired?.digest,
+    installedDigest: state.installedDigest,
+    attempt: state.attempt,
+    jobName: state.jobName,
+    lastFailure: state.lastFailure,
   };
 }

@@ -25,7 +25,7 @@ export const waitingCall: ActivityOptions = {
   startToCloseTimeout: '3 minutes',
   heartbeatTimeout: '10 seconds',
 };
-export const act = proxyActivities<ChartActivities>(kubeCall);
+export const activities = proxyActivities<ChartActivities>(kubeCall);
 
 /**
  * Temporal task priority (1 is served first, 3 is the default) for the steps a person is waiting on: a cancel's
@@ -61,8 +61,8 @@ export interface ChartSteps {
    */
   publishSearchAttributes: () => void;
   /** `extra`: options on top of a plain call's, e.g. {@link ChartSteps.personWaiting}. */
-  setStatus: (t: ChartTarget, update: StatusUpdate, extra?: ActivityOptions) => Promise<void>;
-  recordEvent: (t: ChartTarget, event: ChartEvent, extra?: ActivityOptions) => Promise<void>;
+  setStatus: (target: ChartTarget, update: StatusUpdate, extra?: ActivityOptions) => Promise<void>;
+  recordEvent: (target: ChartTarget, event: ChartEvent, extra?: ActivityOptions) => Promise<void>;
   /** PERSON_WAITING in a lean run; nothing in runs recorded before it. */
   personWaiting: ActivityOptions;
   /**
@@ -86,40 +86,46 @@ export function changedSearchAttributes(wanted: SearchAttributePair[]): SearchAt
   return wanted.filter((pair) => current.get(pair.key) !== pair.value);
 }
 
-export function chartSteps(s: ChartState, lean: boolean): ChartSteps {
-  const { ref } = s;
+export function chartSteps(state: ChartState, lean: boolean): ChartSteps {
+  const { ref } = state;
   const where = `${ref.namespace}/${ref.name}`;
   return {
     lean,
     creatingJob: false,
     ref,
     where,
-    target: () => ({ ref, uid: s.uid ?? '' }),
+    target: () => ({ ref, uid: state.uid ?? '' }),
     setPhase: (phase) => {
-      s.phase = phase;
+      state.phase = phase;
       const wanted = chartSearchAttributes(ref, phase);
       const changed = lean ? changedSearchAttributes(wanted) : wanted;
       if (changed.length > 0) upsertSearchAttributes(changed);
     },
     publishSearchAttributes: () => {
       if (!lean) {
-        upsertSearchAttributes(chartSearchAttributes(ref, s.phase));
+        upsertSearchAttributes(chartSearchAttributes(ref, state.phase));
         return;
       }
       const hasPhase = workflowInfo().typedSearchAttributes.get(phaseKey) !== undefined;
-      const missing = changedSearchAttributes(chartSearchAttributes(ref, s.phase)).filter(
+      const missing = changedSearchAttributes(chartSearchAttributes(ref, state.phase)).filter(
         (pair) => pair.key !== phaseKey || !hasPhase,
       );
       if (missing.length > 0) upsertSearchAttributes(missing);
     },
-    setStatus: (t, update, extra) =>
-      act.setStatus.executeWithOptions({ ...kubeCall, ...extra, summary: statusSummary(where, update) }, [t, update]),
-    recordEvent: (t, event, extra) =>
-      act.recordEvent.executeWithOptions({ ...kubeCall, ...extra, summary: eventSummary(where, event) }, [t, event]),
+    setStatus: (target, update, extra) =>
+      activities.setStatus.executeWithOptions({ ...kubeCall, ...extra, summary: statusSummary(where, update) }, [
+        target,
+        update,
+      ]),
+    recordEvent: (target, event, extra) =>
+      activities.recordEvent.executeWithOptions({ ...kubeCall, ...extra, summary: eventSummary(where, event) }, [
+        target,
+        event,
+      ]),
     personWaiting: lean ? PERSON_WAITING : {},
     /** The wait is bounded by the Job's own deadline; heartbeats let a new worker take over a lost one. */
     awaitJob: (job, summary, failedPodsReported, installed, crdsCompared) =>
-      act.awaitJob.executeWithOptions(
+      activities.awaitJob.executeWithOptions(
         {
           ...kubeCall,
           summary,

@@ -7,21 +7,25 @@ import type { ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 import { SuspendedCondition } from '../src/api/reasons.js';
 
-export async function reportSuspension(c: ChartSteps, s: ChartState, change: 'suspended' | 'resumed'): Promise<void> {
+export async function reportSuspension(
+  chart: ChartSteps,
+  state: ChartState,
+  change: 'suspended' | 'resumed',
+): Promise<void> {
   const suspended = change === 'suspended';
-  s.suspendReported = suspended;
-  const phase = suspended ? 'Suspended' : phaseAfterResume(s);
-  c.setPhase(phase);
-  if (s.uid === undefined) return;
+  state.suspendReported = suspended;
+  const phase = suspended ? 'Suspended' : phaseAfterResume(state);
+  chart.setPhase(phase);
+  if (state.uid === undefined) return;
   const message = suspended
     ? 'annotated helm.k3sm.io/suspend: no install runs until the annotation is removed'
     : 'the helm.k3sm.io/suspend annotation was removed: installs run again';
   const reason = suspended ? SuspendedCondition.suspended : SuspendedCondition.resumed;
-  await c.setStatus(c.target(), {
+  await chart.setStatus(chart.target(), {
     phase,
     conditions: [{ type: SuspendedCondition.type, status: suspended ? 'True' : 'False', reason, message }],
   });
-  await c.recordEvent(c.target(), {
+  await chart.recordEvent(chart.target(), {
     type: 'Normal',
     reason: suspended ? ChartEventReason.Suspended : ChartEventReason.Resumed,
     message,

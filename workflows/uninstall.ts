@@ -8,7 +8,7 @@ import { deleteJobName, installJobName } from '../src/build/names.js';
 import { defaultTuning } from './contract.js';
 import { boundedStepFailureOf, permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
-import { act, kubeCall, waitingCall, type ChartSteps } from './steps.js';
+import { activities, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 import { FailedCondition, JobCreatedCondition } from '../src/api/reasons.js';
 
@@ -17,15 +17,15 @@ import { FailedCondition, JobCreatedCondition } from '../src/api/reasons.js';
  * that keeps failing past its bound is skipped, and the finalizer is released all the same, with a
  * HelmChartUninstallFailed Event naming what was left behind.
  */
-export async function uninstall(c: ChartSteps, s: ChartState): Promise<void> {
-  const { ref, where, bestEffort } = c;
-  c.setPhase('Deleting');
-  const t = c.target();
+export async function uninstall(chart: ChartSteps, state: ChartState): Promise<void> {
+  const { ref, where, bestEffort } = chart;
+  chart.setPhase('Deleting');
+  const target = chart.target();
   const left: string[] = [];
   // Every step ends: a transient error retried past this bound is reported and skipped like a permanent one.
-  const uninstallBound = `${s.tuning.uninstallStepSeconds ?? defaultTuning.uninstallStepSeconds} seconds`;
+  const uninstallBound = `${state.tuning.uninstallStepSeconds ?? defaultTuning.uninstallStepSeconds} seconds`;
   const stop = await bounded(() =>
-    act.deleteJob.executeWithOptions(
+    activities.deleteJob.executeWithOptions(
       {
         ...waitingCall,
         scheduleToCloseTimeout: uninstallBound,
@@ -35,20 +35,20 @@ export async function uninstall(c: ChartSteps, s: ChartState): Promise<void> {
     ),
   );
   if (stop.failed !== undefined) left.push(`Job ${installJobName(ref.name)} (${describe(stop.failed)})`);
-  if (s.keepRelease === true) {
-    await keepReleaseNotice(c, t);
+  if (state.keepRelease === true) {
+    await keepReleaseNotice(chart, target);
   } else {
-    const release = await uninstallRelease(c, s, t, uninstallBound);
+    const release = await uninstallRelease(chart, state, target, uninstallBound);
     if (release !== undefined) left.push(`release ${ref.name}, not uninstalled (${describe(release)})`);
   }
   const cleanUp = await bounded(() =>
-    act.removeInstallObjects.executeWithOptions(
+    activities.removeInstallObjects.executeWithOptions(
       {
         ...kubeCall,
         scheduleToCloseTimeout: uninstallBound,
         summary: `Delete ServiceAccount, ClusterRoleBinding, Secret and ConfigMap of ${ref.name}`,
       },
-      [t],
+      [target],
     ),
   );
   if (cleanUp.failed !== undefined) {
@@ -58,41 +58,44 @@ export async function uninstall(c: ChartSteps, s: ChartState): Promise<void> {
   }
   if (left.length > 0) {
     const message = `the finalizer is released anyway; left behind: ${left.join('; ')}`;
-    await bestEffort(() => c.recordEvent(t, { type: 'Warning', reason: ChartEventReason.UninstallFailed, message }));
+    await bestEffort(() =>
+      chart.recordEvent(target, { type: 'Warning', reason: ChartEventReason.UninstallFailed, message }),
+    );
   }
   // Retried while the apiserver is unreachable: releasing the finalizer is the one step a delete cannot skip.
   await bestEffort(() =>
-    act.releaseFinalizer.executeWithOptions({ ...kubeCall, summary: `Release the finalizer of HelmChart ${where}` }, [
-      t,
-    ]),
+    activities.releaseFinalizer.executeWithOptions(
+      { ...kubeCall, summary: `Release the finalizer of HelmChart ${where}` },
+      [target],
+    ),
   );
-  c.setPhase('Deleted');
+  chart.setPhase('Deleted');
 }
 
 /** helm uninstall through helm-delete-<name>, bounded; returns why it could not run, if it could not. */
 async function uninstallRelease(
-  c: ChartSteps,
-  s: ChartState,
-  t: ChartTarget,
+  chart: ChartSteps,
+  state: ChartState,
+  target: ChartTarget,
   uninstallBound: string,
 ): Promise<StepFailure | undefined> {
-  const { ref } = c;
+  const { ref } = chart;
   const started = await bounded(() =>
-    act.startDeleteJob.executeWithOptions(
+    activities.startDeleteJob.executeWithOptions(
       {
         ...waitingCall,
         scheduleToCloseTimeout: uninstallBound,
         summary: `Create Job ${deleteJobName(ref.name)}: helm uninstall ${ref.name}`,
       },
-      [t],
+      [target],
     ),
   );
   if (started.failed !== undefined) return started.failed;
   const job = started.value;
   if (job === undefined) return undefined;
-  s.jobName = job.jobName;
-  await c.bestEffort(() =>
-    c.setStatus(t, {
+  state.jobName = job.jobName;
+  await chart.bestEffort(() =>
+    chart.setStatus(target, {
       jobName: job.jobName,
       phase: 'Deleting',
       conditions: [
@@ -107,8 +110,8 @@ async function uninstallRelease(
   );
   let reason: string | undefined;
   try {
-    const outcome = await CancellationScope.withTimeout(`${s.tuning.uninstallTimeoutSeconds} seconds`, () =>
-      c.awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
+    const outcome = await CancellationScope.withTimeout(`${state.tuning.uninstallTimeoutSeconds} seconds`, () =>
+      chart.awaitJob(job, `Wait for ${job.jobName}: helm uninstall ${ref.name}`),
     );
     if (outcome.outcome !== 'succeeded')
       reason = outcome.outcome === 'failed' ? outcome.reason : FailedCondition.jobDeleted;
@@ -121,13 +124,13 @@ async function uninstallRelease(
   if (reason !== undefined) {
     // The seed: the finalizer is released anyway; the event names the release left behind.
     await bounded(() =>
-      act.recordUninstallFailure.executeWithOptions(
+      activities.recordUninstallFailure.executeWithOptions(
         {
           ...kubeCall,
           scheduleToCloseTimeout: uninstallBound,
           summary: `Record HelmChartUninstallFailed for release ${ref.name} (${reason})`,
         },
-        [t, job.jobName, reason],
+        [target, job.jobName, reason],
       ),
     );
   }
@@ -135,10 +138,12 @@ async function uninstallRelease(
 }
 
 /** An unmanaged chart: its release belongs to someone else now, so no helm uninstall runs (as in k3s). */
-async function keepReleaseNotice(c: ChartSteps, t: ChartTarget): Promise<void> {
-  const { ref } = c;
+async function keepReleaseNotice(chart: ChartSteps, target: ChartTarget): Promise<void> {
+  const { ref } = chart;
   const message = `annotated helm.k3sm.io/unmanaged: release ${ref.name} is left installed; no helm uninstall ran`;
-  await c.bestEffort(() => c.recordEvent(t, { type: 'Normal', reason: ChartEventReason.UninstallSkipped, message }));
+  await chart.bestEffort(() =>
+    chart.recordEvent(target, { type: 'Normal', reason: ChartEventReason.UninstallSkipped, message }),
+  );
 }
 
 /** Runs an uninstall step; a permanent failure, or a transient one outlasting its bound, is returned, not thrown. */
