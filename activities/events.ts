@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { apiVersionOf, HELM_CHART_KIND, type HelmChart } from '../src/api/index.js';
 import { nextEventWrite, occurrenceMark, type Occurrence } from '../src/build/event-series.js';
+import { occurrenceAnnotationKey } from '../src/build/labels.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
 import { readChart } from './charts.js';
 import { jobLogTail } from './failed-pods.js';
@@ -62,7 +63,7 @@ export async function recordRepeatedEvent(
   const { namespace } = target.ref;
   const hash = createHash('sha256').update(`${target.uid}/${event.reason}`).digest('hex').slice(0, 16);
   const name = `${target.ref.name}.${hash}`;
-  const markKey = `helmcharts.${target.ref.group}/occurrence`;
+  const markKey = occurrenceAnnotationKey(target.ref.group);
   for (let tries = 0; tries < 5; tries++) {
     const chart = await readChart(deps, target);
     if (chart === undefined) return;

@@ -41,6 +41,11 @@ export function attemptAnnotationKey(group: ApiGroup): string {
   return `helmcharts.${group}/attempt`;
 }
 
+/** On a repeated Event: the last failed pod it counted (see event-series.ts), so a retried report counts nothing twice. */
+export function occurrenceAnnotationKey(group: ApiGroup): string {
+  return `helmcharts.${group}/occurrence`;
+}
+
 export function chartLabels(chart: HelmChart, group: ApiGroup): Record<string, string> {
   return {
     'app.kubernetes.io/managed-by': MANAGED_BY,

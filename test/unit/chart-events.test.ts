@@ -15,7 +15,7 @@ const failed: ChartEvent = {
   reason: ChartEventReason.InstallAttemptFailed,
   message: 'pod helm-install-podinfo-x failed',
 };
-const markKey = 'helmcharts.helm.k3sm.io/occurrence';
+const markKey = 'helmcharts.helm.k3sm.io/occurrence'; // written out: a changed key would lose every count
 
 /**
  * Events kept as the apiserver keeps them: each write moves the object's resourceVersion, and a replace carrying
