@@ -3,7 +3,8 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { apiVersionOf, HELM_CHART_KIND, type HelmChart } from '../src/api/index.js';
 import { nextEventWrite, occurrenceMark, type Occurrence } from '../src/build/event-series.js';
 import { occurrenceAnnotationKey } from '../src/build/labels.js';
-import { isConflict, isNotFound } from '../src/kube/client.js';
+import { isNotFound } from '../src/kube/client.js';
+import { retryOnConflict } from '../src/kube/retry-on-conflict.js';
 import { readChart } from './charts.js';
 import { jobLogTail } from './failed-pods.js';
 import type { ActivityDeps } from './deps.js';
@@ -64,7 +65,7 @@ export async function recordRepeatedEvent(
   const hash = createHash('sha256').update(`${target.uid}/${event.reason}`).digest('hex').slice(0, 16);
   const name = `${target.ref.name}.${hash}`;
   const markKey = occurrenceAnnotationKey(target.ref.group);
-  for (let tries = 0; tries < 5; tries++) {
+  await retryOnConflict(`Event ${namespace}/${name}`, async () => {
     const chart = await readChart(deps, target);
     if (chart === undefined) return;
     const existing = await readEvent(deps, namespace, name);
@@ -77,20 +78,14 @@ export async function recordRepeatedEvent(
     const body = eventBody(chart, target, event, name, now);
     body.metadata.annotations = { [markKey]: occurrenceMark(occurrence) };
     body.count = write.count;
-    try {
-      if (existing === undefined) {
-        await deps.core.createNamespacedEvent({ namespace, body });
-      } else {
-        body.metadata.resourceVersion = existing.metadata.resourceVersion;
-        body.firstTimestamp = existing.firstTimestamp ?? now;
-        await deps.core.replaceNamespacedEvent({ name, namespace, body });
-      }
-      return;
-    } catch (err) {
-      if (!isConflict(err)) throw err;
+    if (existing === undefined) {
+      await deps.core.createNamespacedEvent({ namespace, body });
+    } else {
+      body.metadata.resourceVersion = existing.metadata.resourceVersion;
+      body.firstTimestamp = existing.firstTimestamp ?? now;
+      await deps.core.replaceNamespacedEvent({ name, namespace, body });
     }
-  }
-  throw new Error(`Event ${namespace}/${name} kept changing; will retry`);
+  });
 }
 
 async function readEvent(deps: ActivityDeps, namespace: string, name: string): Promise<CoreV1Event | undefined> {

@@ -2,7 +2,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { PatchStrategy } from '../src/kube/k8s.js';
 import { Reason } from '../src/api/reasons.js';
 import { notOwnedMessage, ownershipOf, type ChartIdentity, type Ownership } from '../src/build/ownership.js';
-import { isConflict, isNotFound } from '../src/kube/client.js';
+import { isNotFound } from '../src/kube/client.js';
+import { retryOnConflict } from '../src/kube/retry-on-conflict.js';
 import { FIELD_MANAGER, type ActivityDeps } from './deps.js';
 import { permanentFailure } from './failures.js';
 
@@ -34,28 +35,19 @@ export type Claim = { claimed: true } | { claimed: false; found: KubernetesObjec
  * reads again, and the apply carries the resourceVersion whose labels were checked, so it lands on nothing else.
  */
 export async function claim(deps: ActivityDeps, desired: KubernetesObject, chart: ChartIdentity): Promise<Claim> {
-  for (let tries = 0; tries < 5; tries++) {
+  return retryOnConflict(`${desired.kind} ${desired.metadata?.name}`, async (): Promise<Claim> => {
     const found = await readObject(deps, desired);
     if (found === undefined) {
-      try {
-        await deps.objects.create(desired, undefined, undefined, FIELD_MANAGER);
-        return { claimed: true };
-      } catch (err) {
-        if (isConflict(err)) continue;
-        throw err;
-      }
+      // A create that loses a race is a conflict: the next round reads the winner.
+      await deps.objects.create(desired, undefined, undefined, FIELD_MANAGER);
+      return { claimed: true };
     }
     if (ownershipOf(found.metadata, chart) === 'foreign') return { claimed: false, found };
     const guarded = structuredClone(desired);
     (guarded.metadata ??= {}).resourceVersion = found.metadata?.resourceVersion;
-    try {
-      await apply(deps, guarded);
-      return { claimed: true };
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-    }
-  }
-  throw new Error(`${desired.kind} ${desired.metadata?.name} kept changing under helmflow; will retry`);
+    await apply(deps, guarded);
+    return { claimed: true };
+  });
 }
 
 /** claim, or the permanent failure ObjectNotOwned naming the object and how to resolve it. */

@@ -6,7 +6,8 @@ import {
   type HelmChart,
   type HelmChartCondition,
 } from '../src/api/index.js';
-import { isConflict, isNotFound } from '../src/kube/client.js';
+import { isNotFound } from '../src/kube/client.js';
+import { retryOnConflict } from '../src/kube/retry-on-conflict.js';
 import { readChart } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import type { ChartTarget, ConditionUpdate, StatusUpdate } from './types.js';
@@ -45,8 +46,10 @@ export async function setStatus(
   const failed = update.conditions.find((c) => c.type === 'Failed' && c.status === 'True');
   // Every Failed=True goes through here (refusals, permanent API errors, failed Jobs): one place counts them.
   if (failed !== undefined) recordInstallFailure(failed.reason);
-  for (let tries = 0; tries < 5; tries++) {
-    const chart = tries === 0 && read !== undefined ? read : await readChart(deps, target);
+  let first = read;
+  await retryOnConflict(`status of HelmChart ${target.ref.namespace}/${target.ref.name}`, async () => {
+    const chart = first ?? (await readChart(deps, target));
+    first = undefined;
     if (chart === undefined) return;
     const status = {
       ...(update.jobName === undefined ? {} : { jobName: update.jobName }),
@@ -68,13 +71,10 @@ export async function setStatus(
         },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-      return;
     } catch (err) {
-      if (isNotFound(err)) return;
-      if (!isConflict(err)) throw err;
+      if (!isNotFound(err)) throw err;
     }
-  }
-  throw new Error(`status of HelmChart ${target.ref.namespace}/${target.ref.name} kept changing; will retry`);
+  });
 }
 
 /**

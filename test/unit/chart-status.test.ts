@@ -112,6 +112,18 @@ describe('setStatus', () => {
     expect(stored().status?.conditions?.map((c) => c.type)).toEqual(['SourceAccessible', 'Installed']);
   });
 
+  it("uses the caller's read first, and a fresh read once that one proves stale", async () => {
+    const { deps, seen, stored } = fakeChart(helmChart({ chart: 'podinfo' }));
+    const stale = structuredClone(stored());
+    stale.metadata.resourceVersion = '0';
+    await setStatus(deps, target, installed, stale);
+    expect(seen.reads).toBe(1);
+    expect(seen.patches).toEqual([
+      expect.objectContaining({ metadata: { resourceVersion: '0' } }),
+      expect.objectContaining({ metadata: { resourceVersion: '1' } }),
+    ]);
+  });
+
   it('gives up after five conflicts in a row, so Temporal retries the step', async () => {
     const { deps, seen } = fakeChart(helmChart({ chart: 'podinfo' }));
     for (let i = 0; i < 5; i++) seen.beforePatch.push((c) => c);

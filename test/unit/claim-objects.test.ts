@@ -95,9 +95,7 @@ describe('claim: create what is absent, converge what is this chart’s, never t
 
   it('gives up after five conflicts in a row, so Temporal retries the step', async () => {
     const { deps } = fakeObjects([ours('7')], { apply: 5 });
-    await expect(claim(deps, desired, chart)).rejects.toThrow(
-      'ServiceAccount helm-podinfo kept changing under helmflow; will retry',
-    );
+    await expect(claim(deps, desired, chart)).rejects.toThrow('ServiceAccount helm-podinfo kept changing; will retry');
   });
 
   it('claimOrFail: a user’s object is the permanent failure ObjectNotOwned, naming it and what to do', async () => {
