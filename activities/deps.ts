@@ -9,7 +9,7 @@ import {
 import type { Logger } from 'pino';
 import type { ApiGroup } from '../src/api/index.js';
 import type { BuildOptions } from '../src/build/options.js';
-import type { JobSlots } from './job-slots.js';
+import type { JobSlots } from './job-slot-ledger.js';
 import type { JobWatcher } from './job-watcher.js';
 
 /** What the activities share within one worker: API clients, the served group, build options, one Job watch. */

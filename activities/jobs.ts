@@ -9,7 +9,7 @@ import {
 } from '../src/build/index.js';
 import { waitFor } from '../src/lib/wait.js';
 import { isConflict, isNotFound } from '../src/kube/client.js';
-import type { ChartRef } from '../workflows/contract.js';
+import type { ChartRef } from '../src/api/index.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { reportFailedPods, reportInstalled } from './install-attempts.js';

@@ -6,11 +6,12 @@ import { releaseExists } from './chart-crds.js';
 import { readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
 import { applyInstallInputs, ensureJobIdentity } from './identity.js';
-import { PREPARE_HOLD_MS, jobCreatedInSlot, nearFront, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
+import { PREPARE_HOLD_MS } from './job-slot-ledger.js';
+import { jobCreatedInSlot, nearFront, reportWaitingForSlot, takeJobSlot } from './job-slots.js';
 import { createAttemptJob } from './jobs.js';
 import { setStatus } from './status.js';
 import type { ChartTarget, CrdsHint, Preparation } from './types.js';
-import { jobCreatedStatus } from '../workflows/status-updates.js';
+import { jobCreatedStatus } from './status-updates.js';
 
 /**
  * One install attempt up to its Job, from ONE read of the HelmChart, its HelmChartConfig and Secrets: validated,

@@ -3,7 +3,7 @@
  * never values, Secret data or log text — because all of them are written to Temporal history.
  */
 import type { ReleaseSummary } from '../src/release/summary.js';
-import type { ChartRef } from '../workflows/contract.js';
+import type { ChartRef } from '../src/api/index.js';
 import type { ChartEventReason } from '../src/api/event-reasons.js';
 
 /** A HelmChart as one uid: a write meant for a deleted-and-recreated chart must not touch the new one. */

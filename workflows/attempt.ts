@@ -10,7 +10,7 @@ import { crdsJobName, installJobName } from '../src/build/names.js';
 import { permanentFailureOf, type StepFailure } from './failures.js';
 import type { ChartState } from './state.js';
 import { awaitInstallJob } from './install-wait.js';
-import { installedStatus, jobCreatedStatus } from './status-updates.js';
+import { installedStatus, jobCreatedStatus } from '../activities/status-updates.js';
 import { activities, kubeCall, waitingCall, type ChartSteps } from './steps.js';
 import { ChartEventReason } from '../src/api/event-reasons.js';
 

@@ -5,17 +5,12 @@
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ApiGroup, DependencyHoldReason, FailurePolicy } from '../src/api/index.js';
+import type { ChartRef, DependencyHoldReason, FailurePolicy } from '../src/api/index.js';
 import { searchAttributes } from '../src/config/search-attributes.js';
 
 export const DEFAULT_TASK_QUEUE = 'helmflow-charts';
 
-/** Which HelmChart a workflow keeps: a chart is found again by these three, and guarded by its uid. */
-export interface ChartRef {
-  group: ApiGroup;
-  namespace: string;
-  name: string;
-}
+export type { ChartRef };
 
 /** One workflow per HelmChart, its id derived from group, namespace and name. */
 export function chartWorkflowId(ref: ChartRef): string {

@@ -7,6 +7,7 @@ import type {
   helmChartSpecSchema,
   helmChartStatusSchema,
 } from './helm-chart-schema.js';
+import type { ApiGroup } from './group.js';
 import type { TypeOf } from './schema.js';
 import type { podSecurityContextSchema, securityContextSchema } from './security-context-schema.js';
 
@@ -53,4 +54,11 @@ export interface HelmChartConfig {
   kind: string;
   metadata: ObjectMeta;
   spec?: HelmChartConfigSpec;
+}
+
+/** Which HelmChart a workflow keeps: a chart is found again by these three, and guarded by its uid. */
+export interface ChartRef {
+  group: ApiGroup;
+  namespace: string;
+  name: string;
 }

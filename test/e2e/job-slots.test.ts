@@ -1,4 +1,4 @@
-import { GRANT_MS } from '../../activities/job-slots.js';
+import { GRANT_MS } from '../../activities/job-slot-ledger.js';
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart } from './support/charts.js';
 import { useHelmflow } from './support/helmflow.js';

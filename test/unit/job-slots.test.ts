@@ -11,8 +11,8 @@ import {
   PREPARE_HOLD_MS,
   WAITER_KEPT_MS,
   WAITER_LOOKED_MS,
-  awaitJobSlot,
-} from '../../activities/job-slots.js';
+} from '../../activities/job-slot-ledger.js';
+import { awaitJobSlot } from '../../activities/job-slots.js';
 import { HEARTBEAT_PACE_MS } from '../../activities/heartbeat-pace.js';
 import {
   FAR_LOOK_MS,

@@ -2,7 +2,7 @@ import type { KubernetesObject, V1Job } from '@kubernetes/client-node';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import pino from 'pino';
 import type { ActivityDeps } from '../../activities/deps.js';
-import { JobSlots } from '../../activities/job-slots.js';
+import { JobSlots } from '../../activities/job-slot-ledger.js';
 import { prepareInstall } from '../../activities/prepare.js';
 import type { ChartTarget, Preparation } from '../../activities/types.js';
 import type { HelmChart } from '../../src/api/index.js';

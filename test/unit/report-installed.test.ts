@@ -6,7 +6,7 @@ import { preflightModeOf, type PreflightMode } from '../../activities/preflight.
 import type { ChartTarget } from '../../activities/types.js';
 import { buildInstall } from '../../src/build/index.js';
 import type { ReleaseRecord } from '../../src/release/record.js';
-import { installedStatus } from '../../workflows/status-updates.js';
+import { installedStatus } from '../../activities/status-updates.js';
 import { helmChart } from './support/charts.js';
 
 const target: ChartTarget = {

@@ -9,7 +9,7 @@ import type {
   StatusUpdate,
   ChartEvent,
 } from '../../../activities/types.js';
-import { jobCreatedStatus } from '../../../workflows/status-updates.js';
+import { jobCreatedStatus } from '../../../activities/status-updates.js';
 
 /** A promise a test resolves by hand: holds an activity open while the test acts. */
 export class Deferred<T> {

@@ -1,4 +1,4 @@
-import type { StatusUpdate } from '../activities/types.js';
+import type { StatusUpdate } from './types.js';
 import { FailedCondition, InstalledCondition, JobCreatedCondition } from '../src/api/reasons.js';
 
 /** The status an install attempt writes once its Job exists: written by prepareInstall (lean runs) or the workflow. */
