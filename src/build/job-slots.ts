@@ -31,7 +31,7 @@ export const LOOK_MS = 1_000;
 /**
  * How long a chart far back in the line waits between two looks (farBackFrom). A thousand activities looking once a
  * second, heartbeats paced, took 8.0–9.2 s of the worker's CPU a minute (bench/heartbeat-pace.ts); far back, a
- * chart makes a third as many looks. It stays under WAITER_LOOKED_MS (activities/job-slots.ts), so such a chart
+ * chart makes a third as many looks. It stays under WAITER_LOOKED_MS (activities/job-slot-ledger.ts), so such a chart
  * never stops counting as looking and holding its place.
  */
 export const FAR_LOOK_MS = 3_000;
