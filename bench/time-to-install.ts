@@ -1,6 +1,7 @@
 // How long a HelmChart takes to install, on an embedded stack of the bench's own (its own directory and ports):
 //  - from a fresh boot (empty state directory, a chartContent HelmChart already in the auto-deploy directory, as
-//    k3s's server/manifests would hold it) to that chart Installed — seed 000 "Timing" says about 2 minutes for k3sm;
+//    k3s's server/manifests would hold it) to that chart Installed — the behaviour contract says about 2 minutes
+//    for k3sm (test/e2e/seed-coverage.md, "Timing");
 //  - then, warm, from `kubectl apply` to the install Job created and to Installed, over several charts.
 // Run: npx tsx bench/time-to-install.ts [--charts N]   (the pinned tools must be built: npm run setup)
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

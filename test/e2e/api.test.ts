@@ -225,7 +225,8 @@ describe('the HelmChart CRDs on a real apiserver', () => {
   });
 
   it("applies seed 000's podinfo example cleanly, with k3s's defaults filled in", () => {
-    // Exactly the YAML of seed 000 ("Helm Charts"), kube-system and all.
+    // Exactly the YAML of the behaviour contract's podinfo example (test/e2e/seed-coverage.md, row 4), kube-system
+    // and all.
     const seedExample = `apiVersion: helm.k3sm.io/v1
 kind: HelmChart
 metadata:

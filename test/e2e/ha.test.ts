@@ -1,4 +1,4 @@
-// Two controllers (issue 5, seed 000 "What Runs"): on one Lease only the leader acts and a killed leader is
+// Two controllers (issue 5; test/e2e/seed-coverage.md, "What Runs"): on one Lease only the leader acts and a killed leader is
 // replaced; with the Lease deliberately disabled, two acting at once still make exactly one install Job per change.
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';

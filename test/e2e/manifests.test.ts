@@ -225,7 +225,7 @@ describe('the auto-deploy directory', () => {
     await d.start();
     expect(await readHelmChart(ns, 'kept')).toBeDefined();
 
-    // The file stays: a deleted HelmChart is applied again by the next sweep (seed 000, "Deleting a Chart").
+    // The file stays: a deleted HelmChart is applied again by the next sweep (test/e2e/seed-coverage.md, "Deleting").
     await deleteHelmChart(ns, 'kept');
     await waitFor('the HelmChart to be gone', async () => (await readHelmChart(ns, 'kept')) === undefined);
     await d.sweep();

@@ -1,6 +1,7 @@
-// Kill the controller, the worker, the Temporal dev server and the kube-apiserver during an install (issue 5; seed 000 "Failures":
-// a restart during a Job reruns it, and helm upgrade --install converges). Each test kills one component while
-// a chart's install Job runs, and shows the chart converge once that component is back.
+// Kill the controller, the worker, the Temporal dev server and the kube-apiserver during an install (issue 5;
+// test/e2e/seed-coverage.md, "Failures": a restart during a Job reruns it, and helm upgrade --install converges).
+// Each test kills one component while a chart's install Job runs, and shows the chart converge once that component is
+// back.
 import { waitFor } from '../../src/lib/wait.js';
 import { buildChart, releaseValues } from './support/charts.js';
 import { crashComponent, restartStack } from './support/crash.js';

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { HELM_CHART_CONFIG_PLURAL, HELM_CHART_PLURAL, type ApiGroup } from '../../api/group.js';
 
 /**
- * The auto-deploy directory's identity (test/e2e/seed-coverage.md, "The Job Identity"): files dropped there are applied as this
+ * The auto-deploy directory's identity (test/e2e/seed-coverage.md, "Job Identity"): files dropped there are applied as this
  * ServiceAccount, which may create HelmCharts and nothing much else. A HelmChart's Job runs as cluster-admin,
  * so whoever can write the directory can install anything; the identity keeps the directory from being a way
  * to create other objects directly, and the directory check keeps it root's.
