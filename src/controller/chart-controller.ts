@@ -83,6 +83,9 @@ export class ChartController {
   private readonly releaseDue = new Set<string>();
   private readonly core: CoreV1Api;
   private resync: NodeJS.Timeout | undefined;
+  /** Whether the initial lists are in; until then, the keys their events name wait in `initial`. */
+  private listed = false;
+  private readonly initial = new Set<string>();
 
   constructor(private readonly config: ChartControllerConfig) {
     this.informers = chartInformers(config.kubeConfig, config.group, config.log);
@@ -101,26 +104,42 @@ export class ChartController {
     });
   }
 
+  /**
+   * What the initial lists report is the controller catching up: it is queued once every list is in (so no chart
+   * is decided before its config, its values Secrets and its dependencies are cached), and waits behind changes,
+   * except the charts someone applied or edited while no controller served them (catch-up.ts).
+   */
   async start(): Promise<void> {
-    const { charts, configs, secrets } = this.informers;
-    // What the initial lists report is the controller catching up: it is queued once every list is in (so no chart
-    // is decided before its config, its values Secrets and its dependencies are cached), and waits behind changes,
-    // except the charts someone applied or edited while no controller served them (catch-up.ts).
-    let listed = false;
-    const initial = new Set<string>();
-    const enqueue = (key: string): void => {
-      if (listed) this.queue.add(key, 'change');
-      else initial.add(key);
-    };
+    this.watchCharts();
+    this.watchConfigs();
+    this.watchSecrets();
+    await this.informers.start();
+    this.listed = true;
+    for (const key of this.initial) {
+      const { namespace, name } = partsOf(key);
+      this.queue.add(key, catchUpUrgency(this.informers.charts.get(name, namespace), this.config.group));
+    }
+    this.initial.clear();
+    this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
+  }
+
+  /** A chart's key to reconcile: a change once the initial lists are in, before that kept for start. */
+  private enqueue(key: string): void {
+    if (this.listed) this.queue.add(key, 'change');
+    else this.initial.add(key);
+  }
+
+  private watchCharts(): void {
+    const { charts } = this.informers;
     // A chart others depend on: its change (status, annotations, deletion) may end or start their wait.
     const dependentsOf = (chart: HelmChart, deleted = false) => {
       const key = keyOf(chart.metadata.namespace, chart.metadata.name);
       this.dependents.set(key, deleted ? [] : dependencyKeys(chart).map(chartKeyText));
-      for (const dependent of this.dependents.of(key)) enqueue(dependent);
+      for (const dependent of this.dependents.of(key)) this.enqueue(dependent);
     };
     const chartChanged = (chart: HelmChart) => {
       this.config.onWatchEvent?.('helmchart');
-      enqueue(keyOf(chart.metadata.namespace, chart.metadata.name));
+      this.enqueue(keyOf(chart.metadata.namespace, chart.metadata.name));
       dependentsOf(chart);
     };
     charts.on('add', (chart) => {
@@ -135,33 +154,30 @@ export class ChartController {
       this.releaseDue.delete(keyOf(chart.metadata.namespace, chart.metadata.name));
       dependentsOf(chart, true);
     });
+  }
+
+  /** A HelmChartConfig is its chart's overlay: the chart of the same namespace and name is reconciled. */
+  private watchConfigs(): void {
     const configChanged = (config: HelmChartConfig) => {
       this.config.onWatchEvent?.('helmchartconfig');
-      enqueue(keyOf(config.metadata.namespace, config.metadata.name));
+      this.enqueue(keyOf(config.metadata.namespace, config.metadata.name));
     };
-    configs.on('add', configChanged);
-    configs.on('update', configChanged);
-    configs.on('delete', configChanged);
+    for (const event of ['add', 'update', 'delete'] as const) this.informers.configs.on(event, configChanged);
+  }
+
+  /** A Secret is reconciled through each chart of its namespace that names it among its values. */
+  private watchSecrets(): void {
     const secretChanged = (secret: { metadata?: { namespace?: string; name?: string } }) => {
       const namespace = secret.metadata?.namespace ?? '';
       const name = secret.metadata?.name ?? '';
-      for (const chart of charts.list(namespace)) {
+      for (const chart of this.informers.charts.list(namespace)) {
         if (this.referencedSecrets(chart).includes(name)) {
           this.config.onWatchEvent?.('secret');
-          enqueue(keyOf(namespace, chart.metadata.name));
+          this.enqueue(keyOf(namespace, chart.metadata.name));
         }
       }
     };
-    secrets.on('add', secretChanged);
-    secrets.on('update', secretChanged);
-    secrets.on('delete', secretChanged);
-    await this.informers.start();
-    listed = true;
-    for (const key of initial) {
-      const { namespace, name } = partsOf(key);
-      this.queue.add(key, catchUpUrgency(charts.get(name, namespace), this.config.group));
-    }
-    this.resync = setInterval(() => void this.sweep(), this.config.resyncMs ?? 300_000);
+    for (const event of ['add', 'update', 'delete'] as const) this.informers.secrets.on(event, secretChanged);
   }
 
   /**
