@@ -1,20 +1,13 @@
 // The benches' command lines, read by commander as the CLI's are: --help answers, and a mistyped flag or a bad
 // value is refused before any stack starts, where reading process.argv by hand ran a long bench on its defaults.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { wholeNumber } from '../src/app/setting-values.js';
+
+export { wholeNumber };
 
 /** A bench's command: `npx tsx bench/<name>.ts`, described by `about`. */
 export function benchCommand(name: string, about: string): Command {
   return new Command(`npx tsx bench/${name}.ts`).description(about);
-}
-
-/** Parses a flag's value as a whole number of at least `least`, or refuses it. */
-export function wholeNumber(least: number): (value: string) => number {
-  return (value) => {
-    const parsed = Number(value);
-    if (value.trim() === '' || !Number.isInteger(parsed) || parsed < least)
-      throw new InvalidArgumentError(`Expected a whole number of at least ${String(least)}.`);
-    return parsed;
-  };
 }
 
 /** Parses a comma-separated list of whole numbers of at least `least` (`100,1000`), or refuses it. */
