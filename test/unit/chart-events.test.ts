@@ -5,6 +5,7 @@ import { recordEvent, recordRepeatedEvent } from '../../activities/events.js';
 import type { ChartEvent, ChartTarget } from '../../activities/types.js';
 import { ChartEventReason } from '../../src/api/event-reasons.js';
 import { helmChart } from './support/charts.js';
+import { apiError } from './support/api-error.js';
 
 const target: ChartTarget = {
   ref: { group: 'helm.k3sm.io', namespace: 'kube-system', name: 'podinfo' },
@@ -26,7 +27,6 @@ function fakeEvents({ chartUid = target.uid } = {}) {
   const writes: { verb: 'create' | 'replace'; body: CoreV1Event }[] = [];
   let version = 0;
   const seen = { writes, stored, raceBeforeReplace: [] as ((event: CoreV1Event) => void)[] };
-  const status = (code: number) => Object.assign(new Error(String(code)), { code });
   const keep = (body: CoreV1Event): CoreV1Event => {
     version += 1;
     const copy = structuredClone(body);
@@ -40,11 +40,11 @@ function fakeEvents({ chartUid = target.uid } = {}) {
     core: {
       readNamespacedEvent: async ({ name }: { name: string }) => {
         const found = stored.get(name);
-        if (found === undefined) throw status(404);
+        if (found === undefined) throw apiError(404);
         return structuredClone(found);
       },
       createNamespacedEvent: async ({ body }: { body: CoreV1Event }) => {
-        if (stored.has(body.metadata.name ?? '')) throw status(409);
+        if (stored.has(body.metadata.name ?? '')) throw apiError(409);
         writes.push({ verb: 'create', body });
         return keep(body);
       },
@@ -52,7 +52,7 @@ function fakeEvents({ chartUid = target.uid } = {}) {
         const race = seen.raceBeforeReplace.shift();
         const current = stored.get(name);
         if (race !== undefined && current !== undefined) race(current);
-        if (stored.get(name)?.metadata.resourceVersion !== body.metadata.resourceVersion) throw status(409);
+        if (stored.get(name)?.metadata.resourceVersion !== body.metadata.resourceVersion) throw apiError(409);
         writes.push({ verb: 'replace', body });
         return keep(body);
       },

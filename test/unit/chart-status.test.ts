@@ -6,6 +6,7 @@ import type { ApiGroup, HelmChart, HelmChartCondition } from '../../src/api/inde
 import { K3S_FINALIZER } from '../../src/api/k3s.js';
 import { UNINSTALL_FINALIZER } from '../../src/api/finalizer.js';
 import { helmChart } from './support/charts.js';
+import { apiError } from './support/api-error.js';
 
 const target: ChartTarget = {
   ref: { group: 'helm.k3sm.io', namespace: 'kube-system', name: 'podinfo' },
@@ -20,7 +21,6 @@ function fakeChart(chart: HelmChart, group: ApiGroup = 'helm.k3sm.io') {
   let stored = structuredClone(chart);
   stored.metadata.resourceVersion = '1';
   const seen = { reads: 0, patches: [] as unknown[], beforePatch: [] as ((c: HelmChart) => HelmChart)[] };
-  const error = (code: number) => Object.assign(new Error(String(code)), { code });
   const bump = (next: HelmChart) => {
     next.metadata.resourceVersion = String(Number(next.metadata.resourceVersion) + 1);
     stored = next;
@@ -41,7 +41,7 @@ function fakeChart(chart: HelmChart, group: ApiGroup = 'helm.k3sm.io') {
         const other = seen.beforePatch.shift();
         if (other !== undefined) bump(other(structuredClone(stored)));
         seen.patches.push(body);
-        if (body.metadata.resourceVersion !== stored.metadata.resourceVersion) throw error(409);
+        if (body.metadata.resourceVersion !== stored.metadata.resourceVersion) throw apiError(409);
         bump({ ...structuredClone(stored), status: { ...stored.status, ...body.status } });
       },
       patchNamespacedCustomObject: async ({ body }: { body: unknown }) => {

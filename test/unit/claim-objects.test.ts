@@ -5,6 +5,7 @@ import type { ActivityDeps } from '../../activities/deps.js';
 import { claim, claimOrFail, deleteIfOwned } from '../../activities/objects.js';
 import { uidLabelKey } from '../../src/build/labels.js';
 import type { ChartIdentity } from '../../src/build/ownership.js';
+import { apiError } from './support/api-error.js';
 
 const chart: ChartIdentity = { group: 'helm.k3sm.io', namespace: 'apps', name: 'podinfo', uid: 'uid-of-podinfo' };
 const uidLabel = uidLabelKey('helm.k3sm.io');
@@ -34,23 +35,22 @@ function fakeObjects(reads: (KubernetesObject | undefined)[], refuse: { create?:
   const seen = { creates: 0, applies: [] as (string | undefined)[], deletes: [] as unknown[] };
   let createConflicts = refuse.create ?? 0;
   let applyConflicts = refuse.apply ?? 0;
-  const error = (code: number) => Object.assign(new Error(String(code)), { code });
   const deps = {
     log: pino({ level: 'silent' }),
     objects: {
       read: async () => {
         const found = reads.length > 1 ? reads.shift() : reads[0];
-        if (found === undefined) throw error(404);
+        if (found === undefined) throw apiError(404);
         return structuredClone(found);
       },
       create: async () => {
         seen.creates += 1;
-        if (createConflicts-- > 0) throw error(409);
+        if (createConflicts-- > 0) throw apiError(409);
         return desired;
       },
       patch: async (object: KubernetesObject) => {
         seen.applies.push(object.metadata?.resourceVersion);
-        if (applyConflicts-- > 0) throw error(409);
+        if (applyConflicts-- > 0) throw apiError(409);
         return object;
       },
       delete: async (...args: unknown[]) => {

@@ -6,6 +6,7 @@ import { fallbackClusterRoleBindingName } from '../../src/build/binding-name.js'
 import { buildDelete } from '../../src/build/index.js';
 import { uidLabelKey } from '../../src/build/labels.js';
 import { helmChart, tinyChartContent } from './support/charts.js';
+import { apiError } from './support/api-error.js';
 
 // Namespace a-b, chart c: its binding helm-a-b-c is also what namespace a, chart b-c would name theirs.
 const chart = helmChart({ chartContent: tinyChartContent }, { namespace: 'a-b', name: 'c', uid: 'uid-of-c' });
@@ -20,7 +21,6 @@ const fallback = fallbackClusterRoleBindingName('a-b', 'c');
 function fakeCluster(present: KubernetesObject[] = [], takenBeforeCreate: KubernetesObject[] = []) {
   const stored = new Map(present.map((o) => [`${o.kind}/${o.metadata?.name}`, o]));
   const written: string[] = [];
-  const error = (code: number) => Object.assign(new Error(String(code)), { code });
   const keyOf = (o: KubernetesObject) => `${o.kind}/${o.metadata?.name}`;
   const deps = {
     group: 'helm.k3sm.io',
@@ -35,7 +35,7 @@ function fakeCluster(present: KubernetesObject[] = [], takenBeforeCreate: Kubern
     objects: {
       read: async (o: KubernetesObject) => {
         const found = stored.get(keyOf(o));
-        if (found === undefined) throw error(404);
+        if (found === undefined) throw apiError(404);
         const copy = structuredClone(found);
         (copy.metadata ??= {}).resourceVersion = '1';
         return copy;
@@ -43,7 +43,7 @@ function fakeCluster(present: KubernetesObject[] = [], takenBeforeCreate: Kubern
       create: async (o: KubernetesObject) => {
         const racer = takenBeforeCreate.find((t) => keyOf(t) === keyOf(o));
         if (racer !== undefined) stored.set(keyOf(o), racer);
-        if (stored.has(keyOf(o))) throw error(409);
+        if (stored.has(keyOf(o))) throw apiError(409);
         stored.set(keyOf(o), o);
         written.push(`create ${keyOf(o)}`);
         return o;
@@ -72,14 +72,11 @@ describe("ensureJobIdentity: the chart's ServiceAccount and its binding, never a
     expect(written).toEqual(['create ServiceAccount/helm-c', 'create ClusterRoleBinding/helm-a-b-c']);
   });
 
-  it("takes the fallback name when another chart holds the seed's", async () => {
-    const { deps, written } = fakeCluster([othersBinding]);
-    await ensureJobIdentity(deps, chart, objects);
-    expect(written).toEqual(['create ServiceAccount/helm-c', `create ClusterRoleBinding/${fallback}`]);
-  });
-
-  it("takes the fallback name when another chart takes the seed's in the same instant", async () => {
-    const { deps, written } = fakeCluster([], [othersBinding]);
+  it.each([
+    ['holds the seed’s name', [othersBinding], []],
+    ['takes the seed’s name in the same instant', [], [othersBinding]],
+  ])('takes the fallback name when another chart %s', async (_, present, takenBeforeCreate) => {
+    const { deps, written } = fakeCluster(present, takenBeforeCreate);
     await ensureJobIdentity(deps, chart, objects);
     expect(written).toEqual(['create ServiceAccount/helm-c', `create ClusterRoleBinding/${fallback}`]);
   });
