@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as pause } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { MANAGED_BY } from '../build/labels.js';
-import { errorStatus, isConflict, isNotFound } from './client.js';
+import { errorStatus, isNotFound } from './client.js';
+import { retryOnConflict } from './retry-on-conflict.js';
 
 /** The Secret, in helmflow's namespace (the Lease's), that holds the key of every desired-state digest. */
 export const DIGEST_KEY_SECRET = 'helmflow-digest-key';
@@ -46,37 +47,51 @@ export async function ensureDigestKey(
 
 class MalformedKey extends Error {}
 
-/** The key; undefined when it does not exist and this identity may not create it. */
-async function readOrCreate(core: CoreV1Api, namespace: string): Promise<Buffer | undefined> {
-  for (;;) {
-    try {
-      const secret = await core.readNamespacedSecret({ name: DIGEST_KEY_SECRET, namespace });
-      const encoded = secret.data?.[dataKey];
-      if (encoded === undefined || encoded === '') {
-        throw new MalformedKey(
-          `Secret ${namespace}/${DIGEST_KEY_SECRET} has no "${dataKey}"; delete it to have a new key made`,
-        );
-      }
-      return Buffer.from(encoded, 'base64');
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
+/**
+ * The key; undefined when it does not exist and this identity may not create it. A create that meets a conflict
+ * (another process made the key first) reads again; should the Secret keep vanishing between the two, the rounds
+ * end and ensureDigestKey's own retry takes over.
+ */
+export function readOrCreate(
+  core: Pick<CoreV1Api, 'readNamespacedSecret' | 'createNamespacedSecret'>,
+  namespace: string,
+) {
+  return retryOnConflict(`Secret ${namespace}/${DIGEST_KEY_SECRET}`, () => readOrCreateOnce(core, namespace));
+}
+
+async function readOrCreateOnce(
+  core: Pick<CoreV1Api, 'readNamespacedSecret' | 'createNamespacedSecret'>,
+  namespace: string,
+): Promise<Buffer | undefined> {
+  try {
+    const secret = await core.readNamespacedSecret({ name: DIGEST_KEY_SECRET, namespace });
+    const encoded = secret.data?.[dataKey];
+    if (encoded === undefined || encoded === '') {
+      throw new MalformedKey(
+        `Secret ${namespace}/${DIGEST_KEY_SECRET} has no "${dataKey}"; delete it to have a new key made`,
+      );
     }
-    try {
-      await core.createNamespacedSecret({
-        namespace,
-        body: {
-          metadata: {
-            name: DIGEST_KEY_SECRET,
-            labels: { 'app.kubernetes.io/managed-by': MANAGED_BY, 'app.kubernetes.io/component': 'digest-key' },
-          },
-          type: 'Opaque',
-          data: { [dataKey]: randomBytes(32).toString('base64') },
-        },
-      });
-    } catch (err) {
-      if (errorStatus(err) === 403) return undefined;
-      // 409: someone else created it first; read theirs.
-      if (!isConflict(err)) throw err;
-    }
+    return Buffer.from(encoded, 'base64');
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
   }
+  const key = randomBytes(32);
+  try {
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: {
+          name: DIGEST_KEY_SECRET,
+          labels: { 'app.kubernetes.io/managed-by': MANAGED_BY, 'app.kubernetes.io/component': 'digest-key' },
+        },
+        type: 'Opaque',
+        data: { [dataKey]: key.toString('base64') },
+      },
+    });
+  } catch (err) {
+    if (errorStatus(err) === 403) return undefined;
+    // A conflict (someone else created it first) is thrown to retryOnConflict, whose next round reads theirs.
+    throw err;
+  }
+  return key;
 }
