@@ -10,6 +10,7 @@ import { checkRelease } from '../release/assertions.js';
 import { summarize } from '../release/summary.js';
 import { chartWorkflowId, statusQuery, type ChartRef, type ChartStatus } from '../../workflows/contract.js';
 import { attemptsOf, installWait, type SummarisedEvent } from './attempts.js';
+import { wholeNumber } from '../app/setting-values.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './errors.js';
 import { formatAge, statusText, table } from './format.js';
@@ -24,13 +25,6 @@ async function queryWorkflow(ctx: CliContext, ref: ChartRef): Promise<ChartStatu
     if ((err as Error).name === 'WorkflowNotFoundError') return undefined;
     throw err;
   }
-}
-
-function wholeNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0)
-    throw new CliError(`--min-revision must be a whole number, not ${value}`, ExitCode.usage);
-  return n;
 }
 
 export function registerInspectCommands(chart: Command): void {
@@ -56,15 +50,15 @@ export function registerInspectCommands(chart: Command): void {
       .command('check')
       .argument('<namespace/name>', 'the HelmChart')
       .option('--status <status>', 'the release status to expect (e.g. deployed)')
-      .option('--min-revision <n>', 'the lowest release revision to accept')
+      .option('--min-revision <n>', 'the lowest release revision to accept', wholeNumber(0))
       .option('--values-hash <sha256>', "the expected hash of the release's computed values")
       .description('assert the release its status reports; exit 1 naming the first assertion that fails'),
-    async (ctx, target: string, opts: { status?: string; minRevision?: string; valuesHash?: string }) => {
+    async (ctx, target: string, opts: { status?: string; minRevision?: number; valuesHash?: string }) => {
       const ref = ctx.ref(target);
       const chart = await ctx.readChart(ref);
       const result = checkRelease(target, chart.status?.release, {
         ...(opts.status === undefined ? {} : { status: opts.status }),
-        ...(opts.minRevision === undefined ? {} : { minRevision: wholeNumber(opts.minRevision) }),
+        ...(opts.minRevision === undefined ? {} : { minRevision: opts.minRevision }),
         ...(opts.valuesHash === undefined ? {} : { valuesHash: opts.valuesHash }),
       });
       if (result.ok) {

@@ -220,6 +220,16 @@ describe('the operator CLI against real charts', () => {
     expect(usage.status).toBe(2);
     expect(oneLineError(usage.stderr)).toBe('helmflow: name the chart as <namespace>/<name>, not no-slash');
 
+    // Refused as it is parsed, before any call: an empty value was once read as revision 0.
+    for (const value of ['', 'two', '-1']) {
+      const revision = helmflowCli(['chart', 'check', `${ns}/x`, '--min-revision', value]);
+      expect({ value, status: revision.status, stderr: oneLineError(revision.stderr) }).toEqual({
+        value,
+        status: 2,
+        stderr: `helmflow: option '--min-revision <n>' argument '${value}' is invalid. Expected a whole number of at least 0.`,
+      });
+    }
+
     const unreachable = helmflowCli(['chart', 'retry', `${ns}/x`], { temporalAddress: '127.0.0.1:1' });
     expect(unreachable.status).toBe(4);
     expect(oneLineError(unreachable.stderr)).toMatch(/^helmflow: cannot reach Temporal: .* check --temporal-address/u);
