@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { isConflict, isNotFound } from './client.js';
 import { kubeLeaseClient, type LeaseClient } from './lease-client.js';
+import { microTime } from './micro-time.js';
 
 /**
  * Leader election on a coordination.k8s.io Lease, as client-go's leaderelection does it: only one controller
@@ -86,11 +87,6 @@ export interface LeaderElectorEvents {
 
 export function defaultIdentity(): string {
   return `${hostname()}_${process.pid}_${randomBytes(4).toString('hex')}`;
-}
-
-/** A MicroTime as the apiserver parses it: RFC 3339 with exactly six fractional digits. */
-export function microTime(date: Date): string {
-  return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
 
 interface Observed {

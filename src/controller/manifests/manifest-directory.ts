@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, statSync, watch, type FSWatcher }
 import { hostname } from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { microTime } from '../../kube/leader-election.js';
+import { microTime } from '../../kube/micro-time.js';
 import { ManifestApplier, describeApplyError, type AppliedObject, MANIFEST_FIELD_MANAGER } from './apply.js';
 import { checkManifestDirectory, defaultTrustedUids, manifestFileProblem } from './directory-security.js';
 import { isManifestFileName, parseManifest } from './parse.js';
