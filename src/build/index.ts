@@ -4,7 +4,7 @@ import { chartContentConfigMap } from './chart-content.js';
 import { annotationRefusal } from './choice-annotations.js';
 import { clusterRoleBinding } from './cluster-role-binding.js';
 import { crdsJob } from './crds-job.js';
-import { deleteJob } from './delete-job.js';
+import { uninstallJob } from './uninstall-job.js';
 import { desiredDigest } from './digest.js';
 import { installJob } from './install-job.js';
 import { resolveOptions, type BuildOptions } from './options.js';
@@ -19,7 +19,7 @@ export * from './labels.js';
 export * from './names.js';
 export * from './options.js';
 export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from './pod.js';
-export { DELETE_JOB_TTL_SECONDS } from './delete-job.js';
+export { DELETE_JOB_TTL_SECONDS } from './uninstall-job.js';
 export { waitArg } from './helm-args.js';
 export { CRDS_JOB_TTL_SECONDS, crdsStepOf, type CrdsKnowledge, type CrdsStep } from './crds-job.js';
 export { chartSettingsOf, type ChartSettings } from './settings.js';
@@ -89,6 +89,6 @@ export function buildDelete(chart: HelmChart, buildOptions: BuildOptions = {}): 
   return {
     serviceAccount: serviceAccount(chart, options.group),
     clusterRoleBinding: clusterRoleBinding(chart, options.group, options.clusterRole),
-    job: deleteJob(chart, options),
+    job: uninstallJob(chart, options),
   };
 }

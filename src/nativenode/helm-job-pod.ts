@@ -11,7 +11,7 @@ import { deleteJobName } from '../build/names.js';
  * 2. that Job carries `app.kubernetes.io/managed-by: helmflow` and, for one served group (helm.k3sm.io or
  *    helm.cattle.io), the chart, uid and action labels that src/build/labels.ts puts on every helm Job;
  * 3. an install Job (or the crds Job that precedes an upgrade) is controlled by the HelmChart of that group its
- *    labels name (name and UID); a delete Job has no owner on purpose (src/build/delete-job.ts), so it must have no owner at all and be named
+ *    labels name (name and UID); a delete Job has no owner on purpose (src/build/uninstall-job.ts), so it must have no owner at all and be named
  *    `helm-delete-<chart>`;
  * 4. every container of the pod runs exactly what the Job's template says (name, command, args), so a pod
  *    that merely claims such a Job as its controller runs nothing else.

@@ -16,7 +16,7 @@ export const DELETE_JOB_TTL_SECONDS = 600;
  * minutes. It fetches nothing, so it never carries the egress annotation. It waits as the chart's installs did
  * (`<group>/wait`, labels.ts); an uninstall is never refused (jobWaitStrategy).
  */
-export function deleteJob(chart: HelmChart, options: ResolvedOptions): V1Job {
+export function uninstallJob(chart: HelmChart, options: ResolvedOptions): V1Job {
   const { group } = options;
   const settings = chartSettingsOf(chart);
   const labels = { ...chartLabels(chart, group), [actionLabelKey(group)]: 'delete' };
