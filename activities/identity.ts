@@ -1,8 +1,7 @@
 import type { KubernetesObject, V1ClusterRoleBinding, V1ServiceAccount } from '@kubernetes/client-node';
 import type { HelmChart } from '../src/api/index.js';
 import { chooseBindingName, fallbackClusterRoleBindingName } from '../src/build/binding-name.js';
-import { buildDelete, buildInstall, uidLabelKey, type InstallObjects } from '../src/build/index.js';
-import { chartContentConfigMapName, serviceAccountName, valuesSecretName } from '../src/build/names.js';
+import { buildDelete, buildInstall, installObjectRefs, uidLabelKey, type InstallObjects } from '../src/build/index.js';
 import type { ChartIdentity } from '../src/build/ownership.js';
 import { readChart, readInstallInput } from './charts.js';
 import type { ActivityDeps } from './deps.js';
@@ -79,8 +78,7 @@ export async function applyInstallInputs(
   await claimOrFail(deps, objects.valuesSecret, identity);
   const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === chart.metadata.uid;
   if (objects.chartContent === undefined) {
-    const name = chartContentConfigMapName(chart.metadata.name);
-    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: chart.metadata.namespace } };
+    const stale = installObjectRefs(chart.metadata.namespace, chart.metadata.name).chartContent;
     await deleteIfOwned(deps, stale, owned);
   } else {
     await claimOrFail(deps, objects.chartContent, identity);
@@ -91,10 +89,11 @@ export async function applyInstallInputs(
 export async function removeInstallObjects(deps: ActivityDeps, target: ChartTarget): Promise<void> {
   const { name, namespace } = target.ref;
   const owned = (found: KubernetesObject) => found.metadata?.labels?.[uidLabelKey(deps.group)] === target.uid;
+  const { serviceAccount, valuesSecret, chartContent } = installObjectRefs(namespace, name);
   const objects: KubernetesObject[] = [
-    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: serviceAccountName(name), namespace } },
-    { apiVersion: 'v1', kind: 'Secret', metadata: { name: valuesSecretName(name), namespace } },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: chartContentConfigMapName(name), namespace } },
+    serviceAccount,
+    valuesSecret,
+    chartContent,
     // The binding may carry the seed's name or the fallback: found by this chart's uid label, not by name.
     ...(await labelledBindings(deps, target.uid)).map((binding) => ({
       apiVersion: 'rbac.authorization.k8s.io/v1',

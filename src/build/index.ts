@@ -21,6 +21,7 @@ export * from './options.js';
 export { CRDS_CONTAINER, HELM_CONTAINER, PREFLIGHT_CONTAINER, WORKING_DIR } from './pod.js';
 export { DELETE_JOB_TTL_SECONDS } from './uninstall-job.js';
 export { waitArg } from './helm-args.js';
+export { installObjectRefs, type InstallObjectRefs, type ObjectRef } from './install-object-refs.js';
 export { CRDS_JOB_TTL_SECONDS, crdsStepOf, type CrdsKnowledge, type CrdsStep } from './crds-job.js';
 export { chartSettingsOf, type ChartSettings } from './settings.js';
 export { chartSource, fetchesChart, type ChartSource } from './source.js';

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmChartConfigSpec, HelmChartSpec } from '../../src/api/index.js';
 import {
   DEFAULT_JOB_IMAGE,
@@ -8,6 +9,7 @@ import {
   chartSelector,
   planInstall,
   chartSettingsOf,
+  installObjectRefs,
   type InstallInput,
 } from '../../src/build/index.js';
 import { readPins } from '../../src/config/pins.js';
@@ -385,5 +387,21 @@ describe('planInstall', () => {
   it('builds a valid chart', () => {
     const plan = planInstall({ chart: helmChart(podinfoSpec) });
     expect(plan.ok && plan.objects.job.metadata?.name).toBe('helm-install-podinfo');
+  });
+});
+
+describe('what an uninstall cleans up', () => {
+  it("names every namespaced object an install leaves besides its Jobs, by its builder's kind and name", () => {
+    const built: Record<string, KubernetesObject | string> = { ...install({ chartContent: tinyChartContent }) };
+    const left = Object.entries(built).flatMap(([key, made]) =>
+      typeof made !== 'object' || made.kind === 'Job' || made.kind === 'ClusterRoleBinding'
+        ? []
+        : [[key, { apiVersion: made.apiVersion, kind: made.kind, metadata: made.metadata }] as const],
+    );
+    const refs = installObjectRefs('kube-system', 'podinfo');
+    expect(Object.keys(refs).sort()).toEqual(left.map(([key]) => key).sort());
+    for (const [key, made] of left) {
+      expect(made).toMatchObject(refs[key as keyof typeof refs]);
+    }
   });
 });
