@@ -55,7 +55,7 @@ class MalformedKey extends Error {}
 export function readOrCreate(
   core: Pick<CoreV1Api, 'readNamespacedSecret' | 'createNamespacedSecret'>,
   namespace: string,
-) {
+): Promise<Buffer | undefined> {
   return retryOnConflict(`Secret ${namespace}/${DIGEST_KEY_SECRET}`, () => readOrCreateOnce(core, namespace));
 }
 
