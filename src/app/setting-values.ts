@@ -20,11 +20,14 @@ export function orEmpty<T>(parse: Parse<T>): Parse<T | ''> {
 /** An optional setting's value: undefined when unset or empty. */
 export const given = <T>(value: T | '' | undefined): T | undefined => (value === '' ? undefined : value);
 
-/** A whole number of at least `least`, or refused; the benches' flags read theirs with it too. */
+/**
+ * A whole number of at least `least`, or refused; the benches' flags and the long chaos and fuzz runs read theirs
+ * with it too. Past 2^53 a number is not the one written (a seed would silently change), so it is refused.
+ */
 export function wholeNumber(least: number): Parse<number> {
   return (value) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n) || n < least) {
+    if (value.trim() === '' || !Number.isSafeInteger(n) || n < least) {
       throw new InvalidArgumentError(`Expected a whole number of at least ${String(least)}.`);
     }
     return n;

@@ -15,6 +15,7 @@ describe("the benches' flags", () => {
     ['1.5', 1],
     ['', 0],
     ['ten', 1],
+    ['9007199254740993', 0],
   ])('refuses %j where at least %i is wanted', (value, least) => {
     expect(() => wholeNumber(least)(value)).toThrow(`Expected a whole number of at least ${String(least)}.`);
   });

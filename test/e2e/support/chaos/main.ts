@@ -2,22 +2,17 @@
 // HELMFLOW_TEST_STACK_DIR and HELMFLOW_TEST_PORT_OFFSET to use your own):
 //   npx tsx test/e2e/support/chaos/main.ts --ops 100 --seed 12345
 // Prints the seed first and a summary table last; exits 1 when an invariant does not hold.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { wholeNumber } from '../../../../src/app/setting-values.js';
 import { restartStack } from '../crash.js';
 import { newSeed } from '../prng.js';
 import { formatReport, violations } from './report.js';
 import { runChaos } from './run.js';
 
-const whole = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('a whole number is expected');
-  return n;
-};
-
 const options = new Command('chaos')
   .description('installs, upgrades and deletes HelmCharts while kill -9 hits every helmflow and stack process')
-  .option('--ops <n>', 'operations (installs, upgrades, deletes)', whole, 100)
-  .option('--seed <n>', 'seed of the plan (printed; random when omitted)', whole)
+  .option('--ops <n>', 'operations (installs, upgrades, deletes)', wholeNumber(0), 100)
+  .option('--seed <n>', 'seed of the plan (printed; random when omitted)', wholeNumber(0))
   .parse()
   .opts<{ ops: number; seed?: number }>();
 

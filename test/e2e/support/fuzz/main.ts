@@ -1,27 +1,24 @@
 // The fuzz suite's long run, against the end-to-end test stack (started here if it is not running):
 //   HELMFLOW_TEST_STACK_DIR=/tmp/x HELMFLOW_TEST_PORT_OFFSET=2500 npx tsx test/e2e/support/fuzz/main.ts --count 500 --seed 42
 // Prints the seed first, the outcome table and every violation last; exits 1 when there is any.
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
+import { wholeNumber } from '../../../../src/app/setting-values.js';
 import { startStack } from '../../../../src/devstack/stack.js';
 import { testLayout, testLog, testStackOptions } from '../stack.js';
 import { startFuzzEnvironment } from './environment.js';
 import { newSeed } from '../prng.js';
 import { runFuzz } from './run.js';
 
-const wholeNumber = (text: string): number => {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 0) throw new InvalidArgumentError('a whole number');
-  return n;
-};
+const whole = wholeNumber(0);
 
 const options = new Command('fuzz')
   .description('Apply generated HelmCharts and HelmChartConfigs and check none stays silent')
-  .option('--seed <n>', 'seed of the generator (default: random, printed)', wholeNumber)
-  .option('--count <n>', 'how many HelmCharts', wholeNumber, 500)
-  .option('--batch <n>', 'HelmCharts applied and watched together', wholeNumber, 25)
-  .option('--deadline <seconds>', 'time each batch has to settle', wholeNumber, 90)
-  .option('--delete-deadline <seconds>', 'time each batch has to be gone once deleted', wholeNumber, 120)
-  .option('--concurrency <n>', 'kubectl processes at once', wholeNumber, 4)
+  .option('--seed <n>', 'seed of the generator (default: random, printed)', whole)
+  .option('--count <n>', 'how many HelmCharts', whole, 500)
+  .option('--batch <n>', 'HelmCharts applied and watched together', whole, 25)
+  .option('--deadline <seconds>', 'time each batch has to settle', whole, 90)
+  .option('--delete-deadline <seconds>', 'time each batch has to be gone once deleted', whole, 120)
+  .option('--concurrency <n>', 'kubectl processes at once', whole, 4)
   .parse()
   .opts<{
     seed?: number;
